@@ -1,0 +1,124 @@
+/**
+ * The agent config (contract §5): who the agent is, which model it thinks with,
+ * how its loop runs, its tools, MCP servers and limits. Every problem is
+ * reported with its path.
+ */
+import { z } from "@hono/zod-openapi";
+import { isBuiltinToolName } from "../tools/builtin-tool-names";
+import { ToolConfig } from "../tools/tool-config";
+
+const modelSettings = {
+  name: z.string().min(1).max(200),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().positive().max(200_000).optional(),
+  /** Names the Worker secret holding the API key (never the key itself). */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
+    .optional(),
+};
+
+export const ScriptedToolCall = z
+  .object({ name: z.string().min(1).max(64), args: z.record(z.string(), z.unknown()).default({}) })
+  .strict();
+
+export const ScriptedTurn = z
+  .object({
+    text: z.string().max(100_000).optional(),
+    toolCalls: z.array(ScriptedToolCall).max(32).optional(),
+  })
+  .strict();
+
+export const ModelConfig = z
+  .discriminatedUnion("provider", [
+    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: z.url().optional() }).strict(),
+    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: z.url().optional() }).strict(),
+    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: z.url() }).strict(),
+    z.object({ provider: z.literal("workers-ai"), ...modelSettings }).strict(),
+    z
+      .object({
+        provider: z.literal("scripted"),
+        name: z.string().max(200).optional(),
+        temperature: z.number().optional(),
+        maxOutputTokens: z.number().int().positive().optional(),
+        turns: z.array(ScriptedTurn).max(10_000),
+      })
+      .strict(),
+  ])
+  .openapi("ModelConfig");
+
+export const McpServerConfig = z
+  .object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/),
+    url: z.url(),
+    transport: z.enum(["http", "sse"]).default("http"),
+    allowedTools: z.array(z.string().min(1).max(64)).max(256).optional(),
+    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
+  })
+  .strict();
+
+export const AgentConfig = z
+  .object({
+    version: z.literal("1.0").default("1.0"),
+    agent: z
+      .object({
+        name: z.string().min(1).max(100),
+        description: z.string().max(2000).optional(),
+        system: z.string().max(100_000).optional(),
+      })
+      .strict(),
+    model: ModelConfig,
+    loop: z
+      .object({
+        maxSteps: z.number().int().min(1).max(100).default(10),
+        toolChoice: z
+          .union([
+            z.enum(["auto", "required", "none"]),
+            z.object({ type: z.literal("tool"), toolName: z.string().min(1).max(64) }).strict(),
+          ])
+          .default("auto"),
+      })
+      .strict()
+      .default({ maxSteps: 10, toolChoice: "auto" }),
+    tools: z.array(ToolConfig).max(128).default([]),
+    mcp: z
+      .object({ servers: z.array(McpServerConfig).max(16).default([]) })
+      .strict()
+      .optional(),
+    limits: z
+      .object({
+        toolTimeout: z.number().int().positive().max(15 * 60 * 1000).default(30_000),
+        maxConcurrentTools: z.number().int().min(1).max(32).default(3),
+        toolResponseMaxBytes: z.number().int().positive().max(10_000_000).default(100_000),
+        /** Approximate token budget of the consciousness kept across cycles. */
+        consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
+      })
+      .strict()
+      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000 }),
+  })
+  .strict()
+  .superRefine((config, context) => {
+    const seen = new Map<string, number>();
+    config.tools.forEach((tool, index) => {
+      if (isBuiltinToolName(tool.name)) {
+        context.addIssue({ code: "custom", path: ["tools", index, "name"], message: `"${tool.name}" is a built-in tool name` });
+      }
+      const first = seen.get(tool.name);
+      if (first !== undefined) {
+        context.addIssue({ code: "custom", path: ["tools", index, "name"], message: `Duplicate tool name "${tool.name}" (also tools[${first}])` });
+      } else seen.set(tool.name, index);
+    });
+    const servers = new Set<string>();
+    config.mcp?.servers.forEach((server, index) => {
+      if (servers.has(server.name)) {
+        context.addIssue({ code: "custom", path: ["mcp", "servers", index, "name"], message: `Duplicate MCP server name "${server.name}"` });
+      }
+      servers.add(server.name);
+    });
+  })
+  .openapi("AgentConfig");
+
+export type AgentConfig = z.infer<typeof AgentConfig>;
+export type AgentConfigInput = z.input<typeof AgentConfig>;
+export type ModelConfig = z.infer<typeof ModelConfig>;
+export type ScriptedTurn = z.infer<typeof ScriptedTurn>;

@@ -1,0 +1,37 @@
+/**
+ * The drizzle client over D1, with a statement counter: every statement that
+ * reaches D1 goes through `prepare`, so counting there is exact. The counter
+ * feeds the benchmarks (statements per cycle) through `GET /api/stats`.
+ */
+import { drizzle } from "drizzle-orm/d1";
+import * as schema from "./schema";
+
+export const statementCounter = { count: 0 };
+
+function countingDatabase(database: D1Database): D1Database {
+  return new Proxy(database, {
+    get(target, property, receiver) {
+      if (property === "prepare") {
+        return (query: string) => {
+          statementCounter.count += 1;
+          return target.prepare(query);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+const clients = new WeakMap<D1Database, Database>();
+
+export function getDatabase(database: D1Database) {
+  let client = clients.get(database);
+  if (!client) {
+    client = drizzle(countingDatabase(database), { schema });
+    clients.set(database, client);
+  }
+  return client;
+}
+
+export type Database = ReturnType<typeof drizzle<typeof schema>>;

@@ -1,0 +1,12 @@
+/**
+ * The Worker's bindings: the generated `Env` (wrangler types) plus the optional
+ * secrets and bindings a deployment may add.
+ */
+export type AppEnv = Env & {
+  OPENAI_API_KEY?: string;
+  ANTHROPIC_API_KEY?: string;
+  /** The Workers AI binding, when `[ai]` is configured in wrangler.toml. */
+  AI?: Ai;
+  /** Any other secret a config names through `model.apiKeyEnv` or `${env.NAME}`. */
+  [name: string]: unknown;
+};

@@ -1,0 +1,1 @@
+export class SpaceDO {}; export class AgentDO {}; export default {}

@@ -1,0 +1,108 @@
+/**
+ * ToolConfig (contract §5): one tool of an agent. Validated strictly so that a
+ * typo is refused with its path instead of silently ignored.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+export const maxToolTimeoutMs = 15 * 60 * 1000;
+
+/** A JSON Schema object describing a tool's input; checked further by `checkInputSchema`. */
+export const JsonSchemaObject = z.record(z.string(), z.unknown()).openapi("JsonSchema", {
+  description: "A JSON Schema (draft 2020-12 or 7) for the tool's input object",
+});
+
+export const ToolDisplay = z
+  .object({
+    customUI: z.string().min(1).max(200).optional(),
+    mode: z.enum(["full", "minimal", "hidden"]).optional(),
+  })
+  .strict();
+
+const httpUrl = z
+  .string()
+  .max(4096)
+  .refine((value) => /^https?:\/\//i.test(value), { message: "Must be an http(s) URL" });
+
+const GatewayExecution = z
+  .object({
+    url: httpUrl,
+    method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("GET"),
+    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
+    body: z.unknown().optional(),
+    maxResponseBytes: z.number().int().positive().max(10_000_000).optional(),
+  })
+  .strict();
+
+const PendingExecution = z
+  .object({
+    webhook: httpUrl.optional(),
+    expiresIn: z.number().int().positive().max(30 * 24 * 3600 * 1000).optional(),
+  })
+  .strict();
+
+const PrebuiltExecution = z.object({ action: z.string().min(1).max(64) }).strict();
+
+const common = {
+  name: z.string().regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
+  description: z.string().max(4096).optional(),
+  inputSchema: JsonSchemaObject.optional(),
+  visible: z.boolean().optional(),
+  isAsync: z.boolean().optional(),
+  timeout: z.number().int().positive().max(maxToolTimeoutMs).optional(),
+  displayTool: z.boolean().optional(),
+  display: ToolDisplay.optional(),
+};
+
+export const ToolConfig = z
+  .discriminatedUnion("executionType", [
+    z.object({ ...common, executionType: z.literal("gateway"), execution: GatewayExecution }).strict(),
+    z.object({ ...common, executionType: z.literal("external"), execution: PendingExecution.optional() }).strict(),
+    z.object({ ...common, executionType: z.literal("space"), execution: PendingExecution.optional() }).strict(),
+    z.object({ ...common, executionType: z.literal("internal"), execution: z.object({}).strict().optional() }).strict(),
+    z.object({ ...common, executionType: z.literal("prebuilt"), execution: PrebuiltExecution }).strict(),
+  ])
+  .superRefine((tool, context) => {
+    if (tool.executionType !== "prebuilt") {
+      if (tool.description === undefined) {
+        context.addIssue({ code: "custom", path: ["description"], message: "Required (shown to the model)" });
+      }
+      if (tool.inputSchema === undefined) {
+        context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
+      }
+    }
+    if (tool.inputSchema !== undefined) {
+      for (const problem of checkInputSchema(tool.inputSchema)) {
+        context.addIssue({ code: "custom", path: ["inputSchema", ...problem.path], message: problem.message });
+      }
+    }
+  })
+  .openapi("ToolConfig");
+
+export type ToolConfig = z.infer<typeof ToolConfig>;
+export type ExecutionType = ToolConfig["executionType"];
+
+/**
+ * Structural checks on a tool's input schema: the model must be asked for an
+ * object, and `targetSpaceId` is reserved for `displayTool`.
+ */
+export function checkInputSchema(schema: Record<string, unknown>): { path: string[]; message: string }[] {
+  const problems: { path: string[]; message: string }[] = [];
+  if (schema.type !== undefined && schema.type !== "object") {
+    problems.push({ path: ["type"], message: 'A tool input schema must describe an object ("type": "object")' });
+  }
+  if (schema.properties !== undefined) {
+    if (typeof schema.properties !== "object" || schema.properties === null || Array.isArray(schema.properties)) {
+      problems.push({ path: ["properties"], message: "Must be an object mapping property names to schemas" });
+    }
+  }
+  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((item) => typeof item === "string"))) {
+    problems.push({ path: ["required"], message: "Must be an array of property names" });
+  }
+  return problems;
+}
+
+/** `visible` defaults to true, except for `internal` and `prebuilt` tools. */
+export function isToolVisible(tool: ToolConfig): boolean {
+  return tool.visible ?? !(tool.executionType === "internal" || tool.executionType === "prebuilt");
+}
