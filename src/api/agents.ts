@@ -1,0 +1,112 @@
+/** Agent CRUD (secret key): `POST /api/agents`, `GET/PUT/DELETE /api/agents/:agentId`. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { AgentConfig } from "../agents/agent-config";
+import { getDatabase } from "../db/client";
+import { getAgent } from "../db/agents";
+import { agents, entities } from "../db/schema";
+import { notFound } from "../errors";
+import { createId } from "../ids";
+import { agentLifecycle } from "../agents/agent-lifecycle";
+import { requireSecret } from "./authorize";
+import { createRouter } from "./context";
+import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
+
+const AgentBody = z.object({ config: AgentConfig }).strict().openapi("AgentBody");
+
+const CreatedAgent = z.object({ id: z.string(), entityId: z.string(), name: z.string() }).openapi("CreatedAgent");
+
+const Agent = z
+  .object({
+    id: z.string(),
+    entityId: z.string(),
+    name: z.string(),
+    config: AgentConfig,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("Agent");
+
+export const agentRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/api/agents",
+      tags: ["agents"],
+      request: jsonBody(AgentBody),
+      responses: { 201: jsonContent(CreatedAgent, "The new agent and its entity"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { config } = c.req.valid("json");
+      const database = getDatabase(c.env.DB);
+      const id = createId("agt");
+      const entityId = createId("ent");
+      const now = new Date().toISOString();
+      await database.batch([
+        database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }),
+        database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }),
+      ]);
+      return c.json({ id, entityId, name: config.agent.name }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/agents/{agentId}",
+      tags: ["agents"],
+      request: { params: AgentIdParam },
+      responses: { 200: jsonContent(Agent, "The agent with its config"), ...errorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { agentId } = c.req.valid("param");
+      const agent = await getAgent(getDatabase(c.env.DB), agentId);
+      if (!agent) throw notFound("Agent", agentId);
+      return c.json(agent, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/api/agents/{agentId}",
+      tags: ["agents"],
+      request: { params: AgentIdParam, ...jsonBody(AgentBody) },
+      responses: { 200: jsonContent(Agent, "The agent with its new config"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { agentId } = c.req.valid("param");
+      const { config } = c.req.valid("json");
+      const database = getDatabase(c.env.DB);
+      const agent = await getAgent(database, agentId);
+      if (!agent) throw notFound("Agent", agentId);
+      const updatedAt = new Date().toISOString();
+      await database.batch([
+        database.update(agents).set({ config, name: config.agent.name, updatedAt }).where(eq(agents.id, agentId)),
+        database.update(entities).set({ name: config.agent.name }).where(eq(entities.id, agent.entityId)),
+      ]);
+      await agentLifecycle.configReplaced(c.env, agentId);
+      return c.json({ ...agent, config, name: config.agent.name, updatedAt }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/agents/{agentId}",
+      tags: ["agents"],
+      request: { params: AgentIdParam },
+      responses: { 200: jsonContent(SuccessResponse, "Deleted"), ...errorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { agentId } = c.req.valid("param");
+      const database = getDatabase(c.env.DB);
+      const agent = await getAgent(database, agentId);
+      if (!agent) throw notFound("Agent", agentId);
+      // The entity row cascades to the agent row and its memberships.
+      await database.delete(entities).where(eq(entities.id, agent.entityId));
+      await agentLifecycle.deleted(c.env, agentId);
+      return c.json({ success: true as const }, 200);
+    },
+  );

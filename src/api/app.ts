@@ -1,0 +1,59 @@
+/**
+ * The Worker's HTTP surface: one Hono app, one error handler producing the
+ * contract's envelope, the OpenAPI 3.1 document at `/openapi.json`.
+ */
+import { HTTPException } from "hono/http-exception";
+import { ApiError, errorEnvelope } from "../errors";
+import { agentRoutes } from "./agents";
+import { authentication } from "./authorize";
+import { createRouter } from "./context";
+import { entityRoutes } from "./entities";
+import { healthRoutes } from "./health";
+import { messageRoutes } from "./messages";
+import { requestBody } from "./request-body";
+import { spaceRoutes } from "./spaces";
+import { streamRoutes } from "./streams";
+
+const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { publicKey: [], bearer: [] }];
+
+export function createApp() {
+  const app = createRouter();
+
+  app.use("/api/*", authentication);
+  app.use("/api/*", requestBody);
+
+  app.route("/", healthRoutes);
+  app.route("/", entityRoutes);
+  app.route("/", agentRoutes);
+  app.route("/", spaceRoutes);
+  app.route("/", messageRoutes);
+  app.route("/", streamRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  app.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Switchboard",
+      version: c.env.SWITCHBOARD_VERSION,
+      description: "An edge gateway where AI agents, people and services meet. Errors: {\"error\": {\"code\", \"message\"}}.",
+    },
+    security: securityRequirements,
+  }));
+
+  app.notFound((c) => c.json(errorEnvelope("route_not_found", `No route for ${c.req.method} ${c.req.path}`), 404));
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return c.json(errorEnvelope(error.code, error.message, error.details), error.status);
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      const code = status === 400 ? "invalid_json" : status === 413 ? "payload_too_large" : "http_error";
+      return c.json(errorEnvelope(code, error.message || "Request failed"), status);
+    }
+    console.error("unhandled error", error);
+    return c.json(errorEnvelope("internal_error", "Something went wrong on our side"), 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,35 @@
+/**
+ * Authentication middleware and the authorization checks routes use.
+ * Missing/invalid credentials → 401 (in `authenticate`); valid but not
+ * allowed → 403.
+ */
+import type { MiddlewareHandler } from "hono";
+import { authenticate, readCredentials } from "../auth/authenticate";
+import type { Principal } from "../auth/principal";
+import { getDatabase } from "../db/client";
+import { isMember } from "../db/spaces";
+import { forbidden } from "../errors";
+import type { ApiContext, ApiEnv } from "./context";
+
+/** Stream routes also accept `?publicKey=&token=` (browsers cannot set WebSocket headers). */
+const streamPath = /\/stream$/;
+
+export const authentication: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  const credentials = readCredentials(c.req.raw, { allowQuery: streamPath.test(c.req.path) });
+  c.set("principal", await authenticate(c.env, credentials));
+  return next();
+};
+
+export function requireSecret(c: ApiContext): void {
+  if (c.get("principal").kind !== "secret") throw forbidden("This route needs the secret key");
+}
+
+/** The secret key, or a JWT entity that is a member of the space. */
+export async function requireSpaceAccess(c: ApiContext, spaceId: string): Promise<Principal> {
+  const principal = c.get("principal");
+  if (principal.kind === "secret") return principal;
+  if (!(await isMember(getDatabase(c.env.DB), spaceId, principal.entityId))) {
+    throw forbidden(`Entity "${principal.entityId}" is not a member of space "${spaceId}"`);
+  }
+  return principal;
+}

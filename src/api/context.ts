@@ -1,0 +1,29 @@
+/** The Hono environment shared by every route: bindings and the caller. */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Principal } from "../auth/principal";
+import type { AppEnv } from "../env";
+import { ApiError } from "../errors";
+
+export type ApiEnv = { Bindings: AppEnv; Variables: { principal: Principal } };
+export type ApiContext = Context<ApiEnv>;
+
+type Issue = { path: PropertyKey[]; message: string };
+
+/** A validation failure as the contract's 400, listing the path of every problem. */
+export function validationError(issues: readonly Issue[], where: string): ApiError {
+  const problems = issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const summary = problems.map((problem) => (problem.path ? `${problem.path}: ${problem.message}` : problem.message)).join("; ");
+  return new ApiError(400, "validation_error", `Invalid ${where}: ${summary}`, problems);
+}
+
+export function createRouter(): OpenAPIHono<ApiEnv> {
+  return new OpenAPIHono<ApiEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error.issues, result.target === "json" ? "body" : result.target);
+    },
+  });
+}

@@ -1,0 +1,120 @@
+/** Spaces and membership (secret key; members may read their space). */
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { getDatabase } from "../db/client";
+import { getEntities, getEntity } from "../db/entities";
+import { members, spaces } from "../db/schema";
+import { getSpace, isMember, listMemberIds } from "../db/spaces";
+import { ApiError, notFound } from "../errors";
+import { createId } from "../ids";
+import { spaceStub } from "../spaces/space-stub";
+import { requireSecret, requireSpaceAccess } from "./authorize";
+import { createRouter } from "./context";
+import { EntityIdParam, errorResponses, jsonBody, jsonContent, SpaceIdParam, SuccessResponse, writeErrorResponses } from "./schemas";
+
+const entityId = z.string().min(1).max(100);
+
+const CreateSpace = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    memberIds: z.array(entityId).max(1000).optional(),
+  })
+  .strict()
+  .openapi("CreateSpace");
+
+const Space = z.object({ id: z.string(), name: z.string() }).openapi("Space");
+const SpaceDetail = Space.extend({ memberIds: z.array(z.string()), createdAt: z.string() }).openapi("SpaceDetail");
+const AddMember = z.object({ entityId }).strict().openapi("AddMember");
+const Membership = z.object({ spaceId: z.string(), entityId: z.string() }).openapi("Membership");
+
+export const spaceRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/api/spaces",
+      tags: ["spaces"],
+      request: jsonBody(CreateSpace),
+      responses: { 201: jsonContent(Space, "The new space"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const input = c.req.valid("json");
+      const memberIds = [...new Set(input.memberIds ?? [])];
+      const database = getDatabase(c.env.DB);
+      const found = new Set((await getEntities(database, memberIds)).map((entity) => entity.id));
+      const missing = memberIds.filter((id) => !found.has(id));
+      if (missing.length > 0) throw new ApiError(404, "not_found", `Unknown entity ids: ${missing.join(", ")}`);
+      const id = createId("spc");
+      await database.batch([
+        database.insert(spaces).values({ id, name: input.name }),
+        ...memberIds.map((memberId) => database.insert(members).values({ spaceId: id, entityId: memberId })),
+      ]);
+      const stub = spaceStub(c.env, id);
+      await stub.emitMany(
+        id,
+        memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })),
+      );
+      return c.json({ id, name: input.name }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/spaces/{spaceId}",
+      tags: ["spaces"],
+      request: { params: SpaceIdParam },
+      responses: { 200: jsonContent(SpaceDetail, "The space and its members"), ...errorResponses },
+    }),
+    async (c) => {
+      const { spaceId } = c.req.valid("param");
+      await requireSpaceAccess(c, spaceId);
+      const database = getDatabase(c.env.DB);
+      const space = await getSpace(database, spaceId);
+      if (!space) throw notFound("Space", spaceId);
+      return c.json({ ...space, memberIds: await listMemberIds(database, spaceId) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/api/spaces/{spaceId}/members",
+      tags: ["spaces"],
+      request: { params: SpaceIdParam, ...jsonBody(AddMember) },
+      responses: { 201: jsonContent(Membership, "The entity joined the space"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { spaceId } = c.req.valid("param");
+      const { entityId: memberId } = c.req.valid("json");
+      const database = getDatabase(c.env.DB);
+      if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
+      if (!(await getEntity(database, memberId))) throw notFound("Entity", memberId);
+      if (await isMember(database, spaceId, memberId)) {
+        throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
+      }
+      await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing();
+      await spaceStub(c.env, spaceId).emit(spaceId, { type: "space.member.joined", data: { entityId: memberId } });
+      return c.json({ spaceId, entityId: memberId }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/spaces/{spaceId}/members/{entityId}",
+      tags: ["spaces"],
+      request: { params: SpaceIdParam.merge(EntityIdParam) },
+      responses: { 200: jsonContent(SuccessResponse, "The entity left the space"), ...errorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { spaceId, entityId: memberId } = c.req.valid("param");
+      const database = getDatabase(c.env.DB);
+      if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
+      if (!(await isMember(database, spaceId, memberId))) {
+        throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
+      }
+      await database.delete(members).where(and(eq(members.spaceId, spaceId), eq(members.entityId, memberId)));
+      await spaceStub(c.env, spaceId).removeMember(spaceId, memberId);
+      return c.json({ success: true as const }, 200);
+    },
+  );

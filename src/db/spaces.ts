@@ -1,0 +1,47 @@
+/** Space and membership rows. */
+import { and, eq } from "drizzle-orm";
+import type { Database } from "./client";
+import { agents, entities, members, spaces } from "./schema";
+
+export type Space = { id: string; name: string; createdAt: string };
+
+export async function getSpace(database: Database, spaceId: string): Promise<Space | undefined> {
+  return database.select().from(spaces).where(eq(spaces.id, spaceId)).get();
+}
+
+export async function isMember(database: Database, spaceId: string, entityId: string): Promise<boolean> {
+  const row = await database
+    .select({ entityId: members.entityId })
+    .from(members)
+    .where(and(eq(members.spaceId, spaceId), eq(members.entityId, entityId)))
+    .get();
+  return row !== undefined;
+}
+
+export async function listMemberIds(database: Database, spaceId: string): Promise<string[]> {
+  const rows = await database.select({ entityId: members.entityId }).from(members).where(eq(members.spaceId, spaceId));
+  return rows.map((row) => row.entityId);
+}
+
+/** The spaces an entity belongs to, with names (for an agent's system prompt). */
+export async function listSpacesOfEntity(database: Database, entityId: string): Promise<Space[]> {
+  return database
+    .select({ id: spaces.id, name: spaces.name, createdAt: spaces.createdAt })
+    .from(members)
+    .innerJoin(spaces, eq(members.spaceId, spaces.id))
+    .where(eq(members.entityId, entityId));
+}
+
+/** The agents that are members of a space: who a message may wake. */
+export async function listAgentMembers(database: Database, spaceId: string): Promise<{ agentId: string; entityId: string }[]> {
+  return database
+    .select({ agentId: agents.id, entityId: agents.entityId })
+    .from(members)
+    .innerJoin(agents, eq(members.entityId, agents.entityId))
+    .where(eq(members.spaceId, spaceId));
+}
+
+export async function getEntityName(database: Database, entityId: string): Promise<string | undefined> {
+  const row = await database.select({ name: entities.name }).from(entities).where(eq(entities.id, entityId)).get();
+  return row?.name;
+}

@@ -1,0 +1,81 @@
+/**
+ * A durable, gap-free event log in a Durable Object's SQLite storage. Each
+ * appended event gets the next `seq`; the newest `retain` events are kept so a
+ * client that reconnects with `afterSeq` gets what it missed.
+ *
+ * Events may carry a second, redacted form for public-key clients.
+ */
+export type StreamEvent = {
+  seq: number;
+  type: string;
+  at: string;
+  data: unknown;
+} & Record<string, unknown>;
+
+export type LoggedEvent = { event: StreamEvent; publicEvent: StreamEvent };
+
+type EventRow = { seq: number; frame: string; public_frame: string | null };
+
+export class EventLog {
+  #lastSeq: number;
+  #appendsSinceTrim = 0;
+
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly retain = 5_000,
+  ) {
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS event_log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL, public_frame TEXT)",
+    );
+    sql.exec("CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+    const row = sql.exec<{ value: number }>("SELECT value FROM event_meta WHERE key = 'last_seq'").toArray()[0];
+    this.#lastSeq = row?.value ?? 0;
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get oldestRetainedSeq(): number {
+    const row = this.sql.exec<{ seq: number | null }>("SELECT MIN(seq) AS seq FROM event_log").toArray()[0];
+    return row?.seq ?? this.#lastSeq + 1;
+  }
+
+  /** The seq the next append will take. */
+  get nextSeq(): number {
+    return this.#lastSeq + 1;
+  }
+
+  /**
+   * Appends an event synchronously (SQLite storage writes are synchronous and
+   * atomic within the current turn). Returns the frames to broadcast.
+   */
+  append(envelope: Omit<StreamEvent, "seq">, publicData?: unknown): { frame: string; publicFrame: string; seq: number } {
+    const seq = this.#lastSeq + 1;
+    const event = { seq, ...envelope };
+    const frame = JSON.stringify(event);
+    const publicFrame = publicData === undefined ? frame : JSON.stringify({ ...event, data: publicData });
+    this.sql.exec(
+      "INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, ?)",
+      seq,
+      frame,
+      publicFrame === frame ? null : publicFrame,
+    );
+    this.sql.exec("INSERT INTO event_meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", seq);
+    this.#lastSeq = seq;
+    this.#appendsSinceTrim += 1;
+    if (this.#appendsSinceTrim >= 500) {
+      this.#appendsSinceTrim = 0;
+      this.sql.exec("DELETE FROM event_log WHERE seq <= ?", seq - this.retain);
+    }
+    return { frame, publicFrame, seq };
+  }
+
+  /** Frames after `afterSeq`, oldest first, for a secret or public audience. */
+  framesAfter(afterSeq: number, audience: "secret" | "public"): { seq: number; frame: string }[] {
+    const rows = this.sql
+      .exec<EventRow>("SELECT seq, frame, public_frame FROM event_log WHERE seq > ? ORDER BY seq", afterSeq)
+      .toArray();
+    return rows.map((row) => ({ seq: row.seq, frame: audience === "public" && row.public_frame !== null ? row.public_frame : row.frame }));
+  }
+}

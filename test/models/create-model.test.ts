@@ -1,0 +1,45 @@
+import { env } from "cloudflare:workers";
+import { streamText } from "ai";
+import { expect, it } from "vitest";
+import type { AppEnv } from "../../src/env";
+import { createModel } from "../../src/models/create-model";
+
+const cursor = { nextTurn: () => 0, consumeTurn: () => {} };
+/** The test Worker's env with only the given model secrets, whatever the machine's environment holds. */
+const withSecrets = (secrets: Record<string, string>): AppEnv => ({
+  ...env,
+  OPENAI_API_KEY: undefined,
+  ANTHROPIC_API_KEY: undefined,
+  TEAM_ANTHROPIC_KEY: undefined,
+  AI: undefined,
+  ...secrets,
+});
+
+it("names the secret to set when the OpenAI key is missing", () => {
+  expect(() => createModel({ provider: "openai", name: "gpt-4o" }, withSecrets({}), cursor)).toThrow(
+    "set the OPENAI_API_KEY secret (wrangler secret put OPENAI_API_KEY)",
+  );
+});
+
+it("names the secret from apiKeyEnv when it is missing", () => {
+  expect(() => createModel({ provider: "anthropic", name: "claude-sonnet-4-5", apiKeyEnv: "TEAM_ANTHROPIC_KEY" }, withSecrets({}), cursor)).toThrow(
+    "set the TEAM_ANTHROPIC_KEY secret (wrangler secret put TEAM_ANTHROPIC_KEY)",
+  );
+});
+
+it("says how to add the AI binding when workers-ai has none", () => {
+  expect(() => createModel({ provider: "workers-ai", name: "@cf/meta/llama-3.1-8b-instruct" }, withSecrets({}), cursor)).toThrow("AI binding");
+});
+
+it("builds hosted models from secrets without calling them", () => {
+  const secrets = withSecrets({ OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test" });
+  expect(createModel({ provider: "openai", name: "gpt-4o" }, secrets, cursor).modelId).toBe("gpt-4o");
+  expect(createModel({ provider: "anthropic", name: "claude-sonnet-4-5" }, secrets, cursor).provider).toContain("anthropic");
+  expect(createModel({ provider: "openai-compatible", name: "llama3", baseURL: "http://localhost:11434/v1" }, withSecrets({}), cursor).modelId).toBe("llama3");
+});
+
+it("builds a scripted model that plays the configured turns", async () => {
+  const model = createModel({ provider: "scripted", turns: [{ text: "Hello from the script" }] }, withSecrets({}), cursor);
+  expect(model.provider).toBe("scripted");
+  expect(await streamText({ model, prompt: "Hi" }).text).toBe("Hello from the script");
+});
