@@ -1,5 +1,241 @@
-/** AgentDO: one per agent (inbox, cycles, waits, alarms). */
+/**
+ * AgentDO: one per agent. Owns the durable inbox, runs one cycle at a time
+ * from its alarm (alarms are retried, so a crashed cycle is picked up again),
+ * multiplexes one alarm over a deadline table (plans; tool timeouts, call
+ * expiry and webhook retries in the tool engine), and serves the agent's own
+ * event stream.
+ */
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
+import { getAgent, type AgentRecord } from "../db/agents";
+import { getDatabase } from "../db/client";
+import { runs } from "../db/schema";
 import type { AppEnv } from "../env";
+import { ConnectionHub } from "../streams/connection-hub";
+import { EventLog } from "../streams/event-log";
+import { openStream } from "../streams/open-stream";
+import { AgentStorage, type Deadline } from "./agent-storage";
+import { InboxEvent } from "./inbox-event";
+import { listGoals } from "./knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
+import { listMemories } from "./knowledge/memories";
+import { advancePlan, getPlan, listPlans } from "./knowledge/plans";
+import { type Knowledge, runCycle } from "./run-cycle";
 
-export class AgentDO extends DurableObject<AppEnv> {}
+type ActiveRun = { runId: string; startedAt: string };
+
+export class AgentDO extends DurableObject<AppEnv> {
+  readonly #storage: AgentStorage;
+  readonly #log: EventLog;
+  readonly #hub: ConnectionHub;
+  #agent: AgentRecord | undefined;
+  #knowledge: Knowledge | undefined;
+  #cycleRunning = false;
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.#storage = new AgentStorage(ctx.storage.sql);
+    this.#log = new EventLog(ctx.storage.sql, 2_000);
+    this.#hub = new ConnectionHub(ctx);
+    void ctx.blockConcurrencyWhile(() => this.#recoverInterruptedRun());
+  }
+
+  // ── RPC ────────────────────────────────────────────────────────────────
+
+  /**
+   * Puts an event in the inbox. It is durable when this returns; the alarm
+   * starts a cycle. An event id the inbox already holds is ignored.
+   */
+  async deliver(agentId: string, event: InboxEvent, eventId?: string): Promise<{ eventId: string }> {
+    this.#remember(agentId);
+    const parsed = InboxEvent.parse(event);
+    const id = this.#storage.enqueue(parsed, eventId);
+    this.#publish("agent.inbox.received", { eventId: id, event: parsed });
+    await this.#scheduleAlarm();
+    return { eventId: id };
+  }
+
+  /** The config was replaced: reload it, and restart a scripted model's turns. */
+  async configReplaced(agentId: string): Promise<void> {
+    this.#remember(agentId);
+    this.#agent = undefined;
+    this.#storage.delete("scripted_turn");
+  }
+
+  /** The agent was deleted: forget everything and close its streams. */
+  async destroy(): Promise<void> {
+    this.#hub.closeAll("agent deleted");
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  /** For tests and the bench: what the inbox holds and which deadlines are armed. */
+  inspect(): { pending: number; deadlines: Deadline[]; activeRun: ActiveRun | undefined; scriptedTurn: number } {
+    return {
+      pending: this.#storage.pendingEvents().length,
+      deadlines: this.#storage.deadlines(),
+      activeRun: this.#storage.get<ActiveRun>("active_run"),
+      scriptedTurn: this.#storage.get<number>("scripted_turn") ?? 0,
+    };
+  }
+
+  // ── runtime entry points ───────────────────────────────────────────────
+
+  override fetch(request: Request): Response {
+    try {
+      return openStream(request, this.#log, this.#hub);
+    } catch (error) {
+      return Response.json({ error: { code: "stream_failed", message: (error as Error).message } }, { status: 500 });
+    }
+  }
+
+  override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
+    this.#hub.handleClientFrame(socket, message);
+  }
+
+  override webSocketClose(socket: WebSocket, code: number, reason: string): void {
+    try {
+      socket.close(code, reason);
+    } catch {
+      // already closed
+    }
+  }
+
+  override async alarm(): Promise<void> {
+    try {
+      await this.#processDeadlines();
+      while (!this.#cycleRunning && this.#storage.readyCount() > 0) {
+        const agent = await this.#loadAgent();
+        if (!agent) {
+          // The agent is gone: nothing will ever process these events.
+          await this.destroy();
+          return;
+        }
+        this.#cycleRunning = true;
+        try {
+          await runCycle({
+            env: this.env,
+            storage: this.#storage,
+            agent,
+            loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
+            invalidateKnowledge: () => {
+              this.#knowledge = undefined;
+            },
+            plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
+            publish: (type, data) => this.#publish(type, data),
+          });
+        } finally {
+          this.#cycleRunning = false;
+        }
+      }
+    } finally {
+      await this.#scheduleAlarm();
+    }
+  }
+
+  // ── internals ──────────────────────────────────────────────────────────
+
+  #agentId(): string | undefined {
+    return this.#storage.get<string>("agent_id");
+  }
+
+  #remember(agentId: string): void {
+    if (this.#agentId() !== agentId) this.#storage.set("agent_id", agentId);
+  }
+
+  async #loadAgent(): Promise<AgentRecord | undefined> {
+    const agentId = this.#agentId();
+    if (!agentId) return undefined;
+    this.#agent ??= await getAgent(getDatabase(this.env.DB), agentId);
+    return this.#agent;
+  }
+
+  /** Goals, memories and plans, read from D1 once and kept until a tool changes them. */
+  async #loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge> {
+    if (!this.#knowledge) {
+      const [goals, memories, plans] = await Promise.all([listGoals(knowledge), listMemories(knowledge), listPlans(knowledge)]);
+      this.#knowledge = { goals, memories, plans };
+    }
+    return this.#knowledge;
+  }
+
+  #publish(type: string, data: Record<string, unknown>): void {
+    const { frame, seq } = this.#log.append({ agentId: this.#agentId(), type, at: new Date().toISOString(), data });
+    this.#hub.broadcast(seq, frame, frame);
+  }
+
+  /** One deadline per plan, keyed by its id: re-arming never duplicates. */
+  #plansChanged(changed: PlanSchedule[], deletedIds: string[]): void {
+    for (const plan of changed) {
+      if (plan.nextRunAt) this.#storage.setDeadline({ id: `plan:${plan.planId}`, kind: "plan", dueAt: Date.parse(plan.nextRunAt), payload: { planId: plan.planId } });
+      else this.#storage.deleteDeadline(`plan:${plan.planId}`);
+    }
+    for (const planId of deletedIds) this.#storage.deleteDeadline(`plan:${planId}`);
+    this.#knowledge = undefined;
+  }
+
+  async #processDeadlines(): Promise<void> {
+    const now = Date.now();
+    for (const deadline of this.#storage.dueDeadlines(now)) {
+      try {
+        if (deadline.kind === "plan") await this.#planDue(deadline, now);
+        else this.#storage.deleteDeadline(deadline.id);
+      } catch (error) {
+        console.error("deadline failed", deadline.id, error);
+      }
+    }
+  }
+
+  /**
+   * A due plan: the `plan_due` event enters the inbox (keyed by plan and due
+   * time, so a retried alarm never queues it twice), then the plan advances.
+   */
+  async #planDue(deadline: Deadline, now: number): Promise<void> {
+    const agentId = this.#agentId();
+    const { planId } = deadline.payload as { planId: string };
+    if (!agentId) return this.#storage.deleteDeadline(deadline.id);
+    const knowledge: KnowledgeContext = { database: getDatabase(this.env.DB), agentId };
+    const plan = await getPlan(knowledge, planId);
+    if (!plan) return this.#storage.deleteDeadline(deadline.id);
+    const dueAt = new Date(deadline.dueAt).toISOString();
+    this.#storage.enqueue(
+      { type: "plan_due", planId, name: plan.name, instruction: plan.instruction, dueAt },
+      `evt_plan_${planId}_${deadline.dueAt}`,
+    );
+    const next = await advancePlan(knowledge, plan, Math.max(now, deadline.dueAt));
+    this.#plansChanged([{ planId, nextRunAt: next }], []);
+  }
+
+  async #scheduleAlarm(): Promise<void> {
+    const candidates: number[] = [];
+    const deadline = this.#storage.earliestDeadline();
+    if (deadline !== undefined) candidates.push(deadline);
+    const ready = this.#storage.nextReadyAt();
+    if (ready !== undefined) candidates.push(ready);
+    if (candidates.length === 0) return;
+    const at = Math.max(Date.now(), Math.min(...candidates));
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * The object restarted while a cycle was running (deploy, eviction, crash):
+   * the run becomes `interrupted` and its events go back in the queue.
+   */
+  async #recoverInterruptedRun(): Promise<void> {
+    const active = this.#storage.get<ActiveRun>("active_run");
+    if (!active) return;
+    this.#storage.release(active.runId);
+    this.#storage.delete("active_run");
+    try {
+      await getDatabase(this.env.DB)
+        .update(runs)
+        .set({ status: "interrupted", error: "The agent object restarted while this cycle ran; its events were queued again", finishedAt: new Date().toISOString() })
+        .where(eq(runs.id, active.runId));
+    } catch (error) {
+      console.error("could not mark run interrupted", active.runId, error);
+    }
+    this.#publish("agent.cycle.interrupted", { runId: active.runId });
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+}

@@ -1,10 +1,16 @@
 /**
- * Hooks the agent routes call when an agent's config is replaced or the agent
- * is deleted. The agent object (AgentDO) subscribes here once it exists.
+ * What the agent object must hear when the agent routes change an agent:
+ * a replaced config is reloaded (and a scripted model starts its turns over);
+ * a deleted agent's object forgets everything.
  */
 import type { AppEnv } from "../env";
+import { agentStub } from "./agent-stub";
 
 export const agentLifecycle = {
-  async configReplaced(_env: AppEnv, _agentId: string): Promise<void> {},
-  async deleted(_env: AppEnv, _agentId: string): Promise<void> {},
+  async configReplaced(env: AppEnv, agentId: string): Promise<void> {
+    await agentStub(env, agentId).configReplaced(agentId);
+  },
+  async deleted(env: AppEnv, agentId: string): Promise<void> {
+    await agentStub(env, agentId).destroy();
+  },
 };

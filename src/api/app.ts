@@ -4,6 +4,7 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errorEnvelope } from "../errors";
+import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { authentication } from "./authorize";
 import { createRouter } from "./context";
@@ -25,6 +26,7 @@ export function createApp() {
   app.route("/", healthRoutes);
   app.route("/", entityRoutes);
   app.route("/", agentRoutes);
+  app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
@@ -48,7 +50,7 @@ export function createApp() {
     if (error instanceof ApiError) return c.json(errorEnvelope(error.code, error.message, error.details), error.status);
     if (error instanceof HTTPException) {
       const status = error.status;
-      const code = status === 400 ? "invalid_json" : status === 413 ? "payload_too_large" : "http_error";
+      const code = status === 400 ? "invalid_json" : status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : "http_error";
       return c.json(errorEnvelope(code, error.message || "Request failed"), status);
     }
     console.error("unhandled error", error);

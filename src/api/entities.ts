@@ -1,7 +1,7 @@
 /** `POST /api/entities` and `GET /api/entities/:entityId` (secret key). */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { findEntityByExternalId, getEntity, toEntity } from "../db/entities";
+import { getEntity, toEntity } from "../db/entities";
 import { entities } from "../db/schema";
 import { ApiError, notFound } from "../errors";
 import { createId } from "../ids";
@@ -39,15 +39,14 @@ export const entityRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const input = c.req.valid("json");
-      const database = getDatabase(c.env.DB);
-      if (input.externalId !== undefined && (await findEntityByExternalId(database, input.externalId))) {
-        throw new ApiError(409, "conflict", `An entity with externalId "${input.externalId}" already exists`);
-      }
-      const row = await database
+      // One statement, so two concurrent requests with the same externalId get 201 and 409, never a 500.
+      const row = await getDatabase(c.env.DB)
         .insert(entities)
         .values({ id: createId("ent"), type: input.type, name: input.name, externalId: input.externalId ?? null })
+        .onConflictDoNothing()
         .returning()
         .get();
+      if (!row) throw new ApiError(409, "conflict", `An entity with externalId "${input.externalId}" already exists`);
       return c.json(toEntity(row), 201);
     },
   )

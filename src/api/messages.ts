@@ -56,7 +56,8 @@ export const messageRoutes = createRouter()
         }
         speakerId = principal.entityId;
       }
-      if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
+      const space = await getSpace(database, spaceId);
+      if (!space) throw notFound("Space", spaceId);
       const speaker = await getEntity(database, speakerId);
       if (!speaker) throw notFound("Entity", speakerId);
       const memberIds = new Set(await listMemberIds(database, spaceId));
@@ -66,8 +67,10 @@ export const messageRoutes = createRouter()
       if (strangers.length > 0) {
         throw new ApiError(400, "validation_error", `mentions: not members of this space: ${strangers.join(", ")}`);
       }
-      const message = await postSpaceMessage(c.env, {
+      const message = await postSpaceMessage(c.env, database, {
         spaceId,
+        spaceName: space.name,
+        entityName: speaker.name,
         entityId: speakerId,
         entityType: speaker.type,
         role: speaker.type === "agent" ? "assistant" : "user",

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
 import { members, spaces } from "../db/schema";
-import { getSpace, isMember, listMemberIds } from "../db/spaces";
+import { getSpace, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { createId } from "../ids";
 import { spaceStub } from "../spaces/space-stub";
@@ -89,10 +89,9 @@ export const spaceRoutes = createRouter()
       const database = getDatabase(c.env.DB);
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
       if (!(await getEntity(database, memberId))) throw notFound("Entity", memberId);
-      if (await isMember(database, spaceId, memberId)) {
-        throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
-      }
-      await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing();
+      // The insert decides, so concurrent adds of one entity give one 201 (and one joined event) and 409s.
+      const added = await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing().returning().get();
+      if (!added) throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
       await spaceStub(c.env, spaceId).emit(spaceId, { type: "space.member.joined", data: { entityId: memberId } });
       return c.json({ spaceId, entityId: memberId }, 201);
     },
@@ -110,10 +109,12 @@ export const spaceRoutes = createRouter()
       const { spaceId, entityId: memberId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
-      if (!(await isMember(database, spaceId, memberId))) {
-        throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
-      }
-      await database.delete(members).where(and(eq(members.spaceId, spaceId), eq(members.entityId, memberId)));
+      const removed = await database
+        .delete(members)
+        .where(and(eq(members.spaceId, spaceId), eq(members.entityId, memberId)))
+        .returning()
+        .get();
+      if (!removed) throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
       await spaceStub(c.env, spaceId).removeMember(spaceId, memberId);
       return c.json({ success: true as const }, 200);
     },

@@ -6,14 +6,18 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
-export const statementCounter = { count: 0 };
+export type StatementCounter = { count: number };
 
-function countingDatabase(database: D1Database): D1Database {
+/** Every statement of this isolate (read by `GET /api/stats`). */
+export const statementCounter: StatementCounter = { count: 0 };
+
+function countingDatabase(database: D1Database, scoped?: StatementCounter): D1Database {
   return new Proxy(database, {
     get(target, property, receiver) {
       if (property === "prepare") {
         return (query: string) => {
           statementCounter.count += 1;
+          if (scoped) scoped.count += 1;
           return target.prepare(query);
         };
       }
@@ -32,6 +36,11 @@ export function getDatabase(database: D1Database) {
     clients.set(database, client);
   }
   return client;
+}
+
+/** A client whose statements are also counted in `counter` (one cycle's D1 cost). */
+export function createDatabase(database: D1Database, counter: StatementCounter): Database {
+  return drizzle(countingDatabase(database, counter), { schema });
 }
 
 export type Database = ReturnType<typeof drizzle<typeof schema>>;

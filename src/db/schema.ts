@@ -76,3 +76,99 @@ export const messages = sqliteTable(
   },
   (table) => [uniqueIndex("messages_space_seq_unique").on(table.spaceId, table.seq)],
 );
+
+/** One cycle of an agent (contract §7): `running` → `completed` | `failed` | `interrupted`. */
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    agentEntityId: text("agent_entity_id").notNull(),
+    status: text("status", { enum: ["running", "completed", "failed", "interrupted"] }).notNull(),
+    trigger: text("trigger", { mode: "json" }).notNull(),
+    steps: text("steps", { mode: "json" }),
+    toolCalls: text("tool_calls", { mode: "json" }),
+    usage: text("usage", { mode: "json" }),
+    error: text("error"),
+    d1Statements: integer("d1_statements"),
+    createdAt: createdAt(),
+    finishedAt: text("finished_at"),
+  },
+  (table) => [index("runs_agent_idx").on(table.agentId, table.createdAt)],
+);
+
+/** A tool call waiting for a result from outside (contract §6). */
+export const pendingToolCalls = sqliteTable(
+  "pending_tool_calls",
+  {
+    toolCallId: text("tool_call_id").primaryKey(),
+    runId: text("run_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    agentEntityId: text("agent_entity_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    executionType: text("execution_type").notNull(),
+    args: text("args", { mode: "json" }).notNull(),
+    status: text("status", { enum: ["waiting", "pending", "resolved", "expired"] }).notNull(),
+    result: text("result", { mode: "json" }),
+    spaceId: text("space_id"),
+    messageId: text("message_id"),
+    displayMode: text("display_mode"),
+    expiresAt: text("expires_at"),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+    resolvedAt: text("resolved_at"),
+  },
+  (table) => [index("pending_tool_calls_agent_idx").on(table.agentId, table.status)],
+);
+
+export const goals = sqliteTable(
+  "goals",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    description: text("description").notNull(),
+    priority: integer("priority").notNull().default(0),
+    isLongTerm: integer("is_long_term", { mode: "boolean" }).notNull().default(false),
+    isCompleted: integer("is_completed", { mode: "boolean" }).notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("goals_agent_idx").on(table.agentId)],
+);
+
+export const memories = sqliteTable(
+  "memories",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("memories_agent_key_unique").on(table.agentId, table.key)],
+);
+
+export const plans = sqliteTable(
+  "plans",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    instruction: text("instruction").notNull(),
+    runAt: text("run_at"),
+    cron: text("cron"),
+    everySeconds: integer("every_seconds"),
+    nextRunAt: text("next_run_at"),
+    lastRunAt: text("last_run_at"),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("plans_agent_name_unique").on(table.agentId, table.name)],
+);

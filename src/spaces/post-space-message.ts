@@ -2,6 +2,8 @@
  * Posts a chat message into a space: persisted and broadcast by the SpaceDO,
  * then delivered to the inboxes of the agents it should wake (§7).
  */
+import { wakeAgentsForMessage } from "../agents/wake-agents";
+import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
 import type { Message, MessageRole } from "./message";
 import { spaceStub } from "./space-stub";
@@ -13,16 +15,21 @@ export type SpaceMessageInput = {
   role: MessageRole;
   text: string;
   mentions: string[];
-  /** A pre-chosen id (an agent's streamed reply announces it before it exists). */
-  id?: string;
+  entityName?: string;
+  spaceName?: string;
 };
 
-export async function postSpaceMessage(env: AppEnv, input: SpaceMessageInput): Promise<Message> {
-  return spaceStub(env, input.spaceId).postMessage(input.spaceId, {
-    id: input.id,
+export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
+  const message = await spaceStub(env, input.spaceId).postMessage(input.spaceId, {
     entityId: input.entityId,
     role: input.role,
     text: input.text,
     mentions: input.mentions,
   });
+  await wakeAgentsForMessage(env, database, {
+    message,
+    speaker: { entityId: input.entityId, name: input.entityName, type: input.entityType },
+    spaceName: input.spaceName,
+  });
+  return message;
 }

@@ -1,0 +1,39 @@
+/**
+ * The consciousness: an agent's model messages across cycles, kept in its
+ * object's storage and trimmed to a token budget. Trimming drops whole cycles
+ * from the oldest end (a cycle starts at a user message), so a tool call is
+ * never separated from its result.
+ */
+import type { ModelMessage } from "ai";
+
+/** Roughly four characters a token. */
+export function estimateTokens(messages: ModelMessage[]): number {
+  return Math.ceil(JSON.stringify(messages).length / 4);
+}
+
+/** Splits messages into cycles, each starting at a user message. */
+function cycles(messages: ModelMessage[]): ModelMessage[][] {
+  const groups: ModelMessage[][] = [];
+  for (const message of messages) {
+    if (message.role === "user" || groups.length === 0) groups.push([message]);
+    else groups[groups.length - 1].push(message);
+  }
+  return groups;
+}
+
+/**
+ * Keeps the newest cycles that fit in `budgetTokens`. The newest cycle is
+ * always kept whole, even when it alone is over the budget.
+ */
+export function trimConsciousness(messages: ModelMessage[], budgetTokens: number): ModelMessage[] {
+  const groups = cycles(messages);
+  const kept: ModelMessage[][] = [];
+  let total = 0;
+  for (let index = groups.length - 1; index >= 0; index -= 1) {
+    const size = estimateTokens(groups[index]);
+    if (kept.length > 0 && total + size > budgetTokens) break;
+    kept.unshift(groups[index]);
+    total += size;
+  }
+  return kept.flat();
+}

@@ -1,0 +1,41 @@
+/** Inbox events (contract §7): what wakes an agent. */
+import { z } from "@hono/zod-openapi";
+
+export const SpaceMessageEvent = z.object({
+  type: z.literal("space_message"),
+  spaceId: z.string(),
+  spaceName: z.string().optional(),
+  messageId: z.string(),
+  seq: z.number().int(),
+  entityId: z.string(),
+  entityName: z.string().optional(),
+  text: z.string(),
+  mentions: z.array(z.string()).optional(),
+});
+
+export const ToolResultEvent = z.object({
+  type: z.literal("tool_result"),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  runId: z.string(),
+  result: z.unknown(),
+  /** Set when the call expired before anyone answered. */
+  error: z.string().optional(),
+});
+
+export const PlanDueEvent = z.object({
+  type: z.literal("plan_due"),
+  planId: z.string(),
+  name: z.string(),
+  instruction: z.string(),
+  dueAt: z.string(),
+});
+
+export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown() });
+
+export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent]);
+
+export type InboxEvent = z.infer<typeof InboxEvent>;
+
+/** An inbox event as stored: with its id and arrival time. */
+export type QueuedEvent = { id: string; receivedAt: string; attempts: number; event: InboxEvent };

@@ -1,0 +1,86 @@
+/**
+ * Goals: what an agent is working toward. Shared by the built-in tools
+ * (`set_goals`, `delete_goals`, `get_goals`) and the prebuilt tools
+ * (`setGoals`, `getGoals`), so the rule lives once.
+ */
+import { z } from "@hono/zod-openapi";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { goals } from "../../db/schema";
+import { createId } from "../../ids";
+import type { KnowledgeContext } from "./knowledge-context";
+
+export const SetGoalsInput = z
+  .object({
+    goals: z
+      .array(
+        z
+          .object({
+            id: z.string().optional().describe("Give the id of an existing goal to update it; omit to create a new goal"),
+            description: z.string().min(1).max(2000),
+            priority: z.number().int().min(0).max(100).optional().describe("Higher is more important"),
+            isLongTerm: z.boolean().optional(),
+            isCompleted: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(50),
+  })
+  .strict();
+
+export const DeleteGoalsInput = z.object({ ids: z.array(z.string()).min(1).max(100) }).strict();
+
+export type Goal = { id: string; description: string; priority: number; isLongTerm: boolean; isCompleted: boolean; updatedAt: string };
+
+export async function listGoals(context: KnowledgeContext): Promise<Goal[]> {
+  return context.database
+    .select({
+      id: goals.id,
+      description: goals.description,
+      priority: goals.priority,
+      isLongTerm: goals.isLongTerm,
+      isCompleted: goals.isCompleted,
+      updatedAt: goals.updatedAt,
+    })
+    .from(goals)
+    .where(eq(goals.agentId, context.agentId))
+    .orderBy(desc(goals.priority), asc(goals.createdAt));
+}
+
+export async function setGoals(context: KnowledgeContext, input: z.infer<typeof SetGoalsInput>): Promise<{ goals: Goal[] }> {
+  const { database, agentId } = context;
+  const now = new Date().toISOString();
+  const statements = input.goals.map((goal) =>
+    goal.id
+      ? database
+          .update(goals)
+          .set({
+            description: goal.description,
+            ...(goal.priority !== undefined && { priority: goal.priority }),
+            ...(goal.isLongTerm !== undefined && { isLongTerm: goal.isLongTerm }),
+            ...(goal.isCompleted !== undefined && { isCompleted: goal.isCompleted }),
+            updatedAt: now,
+          })
+          .where(and(eq(goals.id, goal.id), eq(goals.agentId, agentId)))
+      : database.insert(goals).values({
+          id: createId("goal"),
+          agentId,
+          description: goal.description,
+          priority: goal.priority ?? 0,
+          isLongTerm: goal.isLongTerm ?? false,
+          isCompleted: goal.isCompleted ?? false,
+          updatedAt: now,
+        }),
+  );
+  const [first, ...rest] = statements;
+  await database.batch([first, ...rest]);
+  return { goals: await listGoals(context) };
+}
+
+export async function deleteGoals(context: KnowledgeContext, input: z.infer<typeof DeleteGoalsInput>): Promise<{ deleted: number }> {
+  const deleted = await context.database
+    .delete(goals)
+    .where(and(eq(goals.agentId, context.agentId), inArray(goals.id, input.ids)))
+    .returning({ id: goals.id });
+  return { deleted: deleted.length };
+}

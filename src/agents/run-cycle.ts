@@ -1,0 +1,354 @@
+/**
+ * One cycle of an agent: claim the inbox, open a run, think with the AI SDK
+ * tool loop (`streamText`), report every step and tool call, save the
+ * consciousness, close the run. A failure fails the run and schedules its
+ * events for another attempt; it never throws.
+ */
+import { type ModelMessage, hasToolCall, isStepCount, streamText, type ToolSet } from "ai";
+import { eq } from "drizzle-orm";
+import { createDatabase, type StatementCounter } from "../db/client";
+import type { AgentRecord } from "../db/agents";
+import type { RunStep, RunToolCall, RunUsage } from "../db/runs";
+import { runs } from "../db/schema";
+import { listSpacesOfEntity } from "../db/spaces";
+import type { AppEnv } from "../env";
+import { createId } from "../ids";
+import { createModel } from "../models/create-model";
+import { SpaceEventBuffer } from "../spaces/space-event-buffer";
+import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
+import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
+import { SerialQueue } from "../tools/serial-queue";
+import type { AgentStorage } from "./agent-storage";
+import { trimConsciousness } from "./consciousness";
+import type { CycleContext } from "./cycle-context";
+import { DeferredMap } from "./deferred-map";
+import type { QueuedEvent } from "./inbox-event";
+import type { Goal } from "./knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
+import type { Memory } from "./knowledge/memories";
+import type { Plan } from "./knowledge/plans";
+import { buildSystemPrompt, inboxMessage } from "./system-prompt";
+import type { ToolStreamObserver } from "./tool-stream-observer";
+
+export const maxEventAttempts = 3;
+const retryBackoffMs = (attempt: number) => Math.min(60_000, 1_000 * 2 ** (attempt - 1));
+const inputSettleTimeoutMs = 10_000;
+
+export type Knowledge = { goals: Goal[]; memories: Memory[]; plans: Plan[] };
+
+/** What the agent object lends a cycle. */
+export type CycleHost = {
+  env: AppEnv;
+  storage: AgentStorage;
+  agent: AgentRecord;
+  loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge>;
+  invalidateKnowledge(): void;
+  plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
+  publish(type: string, data: Record<string, unknown>): void;
+  /** Tools beyond the built-ins (the agent's configured tools), with their stream observers. */
+  configuredTools?(context: CycleContext): { tools: ToolSet; observers: ToolStreamObserver[] };
+};
+
+export type CycleOutcome = { runId: string; status: "completed" | "failed"; error?: string };
+
+function emptyUsage(): RunUsage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+}
+
+function addUsage(total: RunUsage, usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number }): void {
+  total.inputTokens += usage.inputTokens ?? 0;
+  total.outputTokens += usage.outputTokens ?? 0;
+  total.totalTokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : JSON.stringify(error);
+}
+
+/** A tool result that is an `{error}` object counts as a failed call. */
+function resultError(output: unknown): string | undefined {
+  if (typeof output === "object" && output !== null && "error" in output && typeof output.error === "string") return output.error;
+  return undefined;
+}
+
+export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefined> {
+  const { env, storage, agent } = host;
+  const runId = createId("run");
+  const events = storage.claim(runId);
+  if (events.length === 0) return undefined;
+  storage.set("active_run", { runId, startedAt: new Date().toISOString() });
+
+  const counter: StatementCounter = { count: 0 };
+  const database = createDatabase(env.DB, counter);
+  const identity = { agentId: agent.id, entityId: agent.entityId, name: agent.name };
+  const spaceEvents = new SpaceEventBuffer(env);
+  const usage = emptyUsage();
+  const steps: RunStep[] = [];
+  const toolCalls = new Map<string, RunToolCall>();
+  const trigger = events.map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: queued.attempts + 1, ...queued.event }));
+  let spaceIds: string[] = [];
+
+  try {
+    const [, spaces] = await Promise.all([
+      database.insert(runs).values({ id: runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger }),
+      listSpacesOfEntity(database, agent.entityId),
+    ]);
+    spaceIds = spaces.map((space) => space.id);
+    host.publish("agent.cycle.started", { runId, trigger });
+    for (const spaceId of spaceIds) {
+      spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: agent.entityId, runId } });
+    }
+
+    const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.plansChanged };
+    const known = await host.loadKnowledge(knowledge);
+    const now = new Date();
+    let activeSpaceId = storage.get<string>("active_space_id");
+    if (activeSpaceId && !spaceIds.includes(activeSpaceId)) activeSpaceId = undefined;
+
+    const settled = new DeferredMap();
+    const context: CycleContext = {
+      env,
+      database,
+      agent: identity,
+      config: agent.config,
+      runId,
+      knowledge,
+      spaces: new Map(spaces.map((space) => [space.id, space.name])),
+      getActiveSpaceId: () => activeSpaceId,
+      setActiveSpaceId: (spaceId) => {
+        activeSpaceId = spaceId;
+        if (spaceId) storage.set("active_space_id", spaceId);
+        else storage.delete("active_space_id");
+      },
+      spaceEvents,
+      publish: host.publish,
+      streamIds: new Map(),
+      // Membership as of the cycle's start; a space joined since is checked in D1.
+      // (A removal takes effect from the next cycle.)
+      isMemberOf: async (spaceId) => {
+        if (context.spaces.has(spaceId)) return true;
+        const spaceList = await listSpacesOfEntity(database, agent.entityId);
+        for (const space of spaceList) context.spaces.set(space.id, space.name);
+        return context.spaces.has(spaceId);
+      },
+      knowledgeChanged: host.invalidateKnowledge,
+      inputSettled: (toolCallId) => settled.wait(toolCallId, inputSettleTimeoutMs),
+    };
+
+    const builtinQueue = new SerialQueue();
+    const configured = host.configuredTools?.(context) ?? { tools: {}, observers: [] };
+    const tools: ToolSet = { ...configured.tools, ...createBuiltinTools(context, builtinQueue) };
+    const observers: ToolStreamObserver[] = [createSendMessageStreamer(context), ...configured.observers];
+
+    const previous = storage.get<ModelMessage[]>("consciousness") ?? [];
+    const userMessage: ModelMessage = { role: "user", content: inboxMessage(events, now) };
+    const system = buildSystemPrompt({
+      system: agent.config.agent.system,
+      description: agent.config.agent.description,
+      agent: identity,
+      spaces,
+      activeSpaceId,
+      ...known,
+      events,
+      now,
+    });
+
+    const model = createModel(agent.config.model, env, {
+      nextTurn: () => storage.get<number>("scripted_turn") ?? 0,
+      consumeTurn: (index) => storage.set("scripted_turn", index + 1),
+    });
+
+    const result = streamText({
+      model,
+      system,
+      messages: [...previous, userMessage],
+      tools,
+      toolChoice: agent.config.loop.toolChoice,
+      stopWhen: [isStepCount(agent.config.loop.maxSteps), hasToolCall("skip")],
+      toolCallConcurrency: agent.config.limits.maxConcurrentTools,
+      maxRetries: 2,
+      ...(agent.config.model.temperature !== undefined && { temperature: agent.config.model.temperature }),
+      ...(agent.config.model.maxOutputTokens !== undefined && { maxOutputTokens: agent.config.model.maxOutputTokens }),
+    });
+
+    const observerQueue = new SerialQueue();
+    const inputs = new Map<string, { toolName: string; text: string }>();
+    let stepNumber = 0;
+    let stepText = "";
+    let stepCalls: string[] = [];
+    let streamError: unknown;
+
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          stepText += part.text;
+          host.publish("agent.text.delta", { runId, stepNumber, delta: part.text });
+          break;
+        case "tool-input-start": {
+          inputs.set(part.id, { toolName: part.toolName, text: "" });
+          const { id, toolName } = part;
+          observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputStart?.(id, toolName))));
+          break;
+        }
+        case "tool-input-delta": {
+          const input = inputs.get(part.id);
+          if (!input) break;
+          input.text += part.delta;
+          const { id } = part;
+          const text = input.text;
+          host.publish("tool.input.delta", { runId, toolCallId: id, toolName: input.toolName, delta: part.delta });
+          observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputDelta?.(id, input.toolName, text))));
+          break;
+        }
+        case "tool-call": {
+          const call: RunToolCall = {
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            stepNumber,
+            args: part.input,
+            status: "running",
+            startedAt: new Date().toISOString(),
+          };
+          toolCalls.set(part.toolCallId, call);
+          stepCalls.push(part.toolCallId);
+          host.publish("tool.requested", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, stepNumber });
+          const { toolCallId, toolName, input } = part;
+          observerQueue.run(async () => {
+            await Promise.all(observers.map((observer) => observer.call?.(toolCallId, toolName, input)));
+            settled.resolve(toolCallId);
+          });
+          break;
+        }
+        case "tool-result": {
+          const call = toolCalls.get(part.toolCallId);
+          if (!call) break;
+          call.latencyMs = Date.now() - Date.parse(call.startedAt);
+          call.result = part.output;
+          const failure = resultError(part.output);
+          const pending = typeof part.output === "object" && part.output !== null && "status" in part.output && part.output.status === "pending";
+          call.status = failure ? "failed" : pending ? "pending" : "completed";
+          if (failure) call.error = failure;
+          host.publish(failure ? "tool.failed" : "tool.completed", {
+            runId,
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            args: call.args,
+            ...(failure ? { error: failure } : {}),
+            result: part.output,
+            latencyMs: call.latencyMs,
+          });
+          break;
+        }
+        case "tool-error": {
+          const call: RunToolCall = toolCalls.get(part.toolCallId) ?? {
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            stepNumber,
+            args: part.input,
+            status: "failed",
+            startedAt: new Date().toISOString(),
+          };
+          toolCalls.set(part.toolCallId, call);
+          settled.resolve(part.toolCallId);
+          call.status = "failed";
+          call.error = errorMessage(part.error);
+          call.latencyMs = Date.now() - Date.parse(call.startedAt);
+          host.publish("tool.failed", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: call.error, latencyMs: call.latencyMs });
+          break;
+        }
+        case "finish-step": {
+          const stepUsage = emptyUsage();
+          addUsage(stepUsage, part.usage);
+          steps.push({ stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
+          host.publish("agent.step.finished", { runId, stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
+          stepNumber += 1;
+          stepText = "";
+          stepCalls = [];
+          break;
+        }
+        case "finish":
+          addUsage(usage, part.totalUsage);
+          break;
+        case "error":
+          streamError = part.error;
+          break;
+        default:
+          break;
+      }
+    }
+    settled.resolveAll();
+    await observerQueue.idle();
+    await spaceEvents.drain();
+    if (streamError !== undefined) throw streamError;
+
+    const response = await result.response;
+    storage.set(
+      "consciousness",
+      trimConsciousness([...previous, userMessage, ...response.messages], agent.config.limits.consciousnessTokens),
+    );
+    await finishRun(host, database, counter, { runId, status: "completed", steps, toolCalls: [...toolCalls.values()], usage, spaceIds, spaceEvents });
+    storage.complete(runId);
+    return { runId, status: "completed" };
+  } catch (error) {
+    const message = errorMessage(error);
+    await spaceEvents.drain().catch(() => undefined);
+    const retried = storage.retryLater(runId, maxEventAttempts, retryBackoffMs);
+    try {
+      await finishRun(host, database, counter, {
+        runId,
+        status: "failed",
+        steps,
+        toolCalls: [...toolCalls.values()],
+        usage,
+        error: `${message}${retried > 0 ? ` (events will be retried)` : " (no attempts left; events kept on this run)"}`,
+        spaceIds,
+        spaceEvents,
+      });
+    } catch (finishError) {
+      console.error("could not record failed run", runId, finishError);
+    }
+    return { runId, status: "failed", error: message };
+  } finally {
+    storage.delete("active_run");
+  }
+}
+
+async function finishRun(
+  host: CycleHost,
+  database: ReturnType<typeof createDatabase>,
+  counter: StatementCounter,
+  outcome: {
+    runId: string;
+    status: "completed" | "failed";
+    steps: RunStep[];
+    toolCalls: RunToolCall[];
+    usage: RunUsage;
+    error?: string;
+    spaceIds: string[];
+    spaceEvents: SpaceEventBuffer;
+  },
+): Promise<void> {
+  const finishedAt = new Date().toISOString();
+  // +1: this update itself.
+  const d1Statements = counter.count + 1;
+  await database
+    .update(runs)
+    .set({
+      status: outcome.status,
+      steps: outcome.steps,
+      toolCalls: outcome.toolCalls,
+      usage: outcome.usage,
+      error: outcome.error ?? null,
+      d1Statements,
+      finishedAt,
+    })
+    .where(eq(runs.id, outcome.runId));
+  host.publish("agent.cycle.finished", { runId: outcome.runId, status: outcome.status, usage: outcome.usage, d1Statements, ...(outcome.error && { error: outcome.error }) });
+  for (const spaceId of outcome.spaceIds) {
+    outcome.spaceEvents.push(spaceId, { type: "agent.cycle.finished", data: { agentEntityId: host.agent.entityId, runId: outcome.runId } });
+  }
+  await outcome.spaceEvents.drain();
+}
+
+export type { QueuedEvent };

@@ -1,0 +1,79 @@
+/**
+ * The system prompt of a cycle: the agent's own `system`, who it is, its
+ * spaces and active space, its goals, memories and plans, how its tools
+ * behave, and a summary of this cycle's inbox.
+ */
+import type { AgentIdentity } from "./cycle-context";
+import type { Goal } from "./knowledge/goals";
+import type { Memory } from "./knowledge/memories";
+import type { Plan } from "./knowledge/plans";
+import type { QueuedEvent } from "./inbox-event";
+
+export type PromptInput = {
+  system?: string;
+  description?: string;
+  agent: AgentIdentity;
+  spaces: { id: string; name: string }[];
+  activeSpaceId: string | undefined;
+  goals: Goal[];
+  memories: Memory[];
+  plans: Plan[];
+  events: QueuedEvent[];
+  now: Date;
+};
+
+function section(title: string, lines: string[]): string {
+  return `## ${title}\n${lines.length > 0 ? lines.join("\n") : "(none)"}`;
+}
+
+export function describeEvent(queued: QueuedEvent): string {
+  const event = queued.event;
+  switch (event.type) {
+    case "space_message":
+      return `space_message in "${event.spaceName ?? event.spaceId}" (${event.spaceId}) from ${event.entityName ?? "?"} (${event.entityId}): ${JSON.stringify(event.text)}${event.mentions?.length ? ` mentions: ${event.mentions.join(", ")}` : ""}`;
+    case "tool_result":
+      return `tool_result for ${event.toolName} (callId ${event.toolCallId}, run ${event.runId}): ${event.error ? `error: ${event.error}` : JSON.stringify(event.result)}`;
+    case "plan_due":
+      return `plan_due "${event.name}" (due ${event.dueAt}): ${event.instruction}`;
+    case "external":
+      return `external: ${JSON.stringify(event.data)}`;
+  }
+}
+
+export function buildSystemPrompt(input: PromptInput): string {
+  const active = input.spaces.find((space) => space.id === input.activeSpaceId);
+  const parts = [
+    input.system?.trim() || "You are a helpful agent.",
+    section("Who you are", [
+      `You are the agent "${input.agent.name}" (entity id ${input.agent.entityId}).`,
+      ...(input.description ? [input.description] : []),
+      `The time is ${input.now.toISOString()}.`,
+    ]),
+    section(
+      "Your spaces",
+      input.spaces.map((space) => `- "${space.name}" (id ${space.id})${space.id === input.activeSpaceId ? " ← active" : ""}`),
+    ),
+    `Active space: ${active ? `"${active.name}" (${active.id})` : "none. Call enter_space before send_message or any visible tool."}`,
+    section(
+      "Goals",
+      input.goals.map((goal) => `- [${goal.isCompleted ? "x" : " "}] (${goal.id}, priority ${goal.priority}${goal.isLongTerm ? ", long-term" : ""}) ${goal.description}`),
+    ),
+    section("Memories", input.memories.map((memory) => `- ${memory.key}: ${memory.value}`)),
+    section(
+      "Plans",
+      input.plans.map((plan) => `- "${plan.name}" next ${plan.nextRunAt ?? "never (done)"}: ${plan.instruction}`),
+    ),
+    section("How you work", [
+      "You live in cycles: each cycle you are woken by new inbox events (the latest user message lists them) and act with tools.",
+      "People only see what you send with send_message into your active space. Use skip when there is nothing to do.",
+      "Tool results that say pending arrive later as tool_result events in your inbox.",
+    ]),
+    section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued)}`)),
+  ];
+  return parts.join("\n\n");
+}
+
+/** The user message that records this cycle's inbox in the consciousness. */
+export function inboxMessage(events: QueuedEvent[], now: Date): string {
+  return [`[inbox at ${now.toISOString()}: ${events.length} event${events.length === 1 ? "" : "s"}]`, ...events.map((queued) => `- ${describeEvent(queued)}`)].join("\n");
+}

@@ -1,0 +1,156 @@
+/**
+ * What an agent did and holds (secret key): runs, the lists of §4, the inbox
+ * route, and the agent's own event stream.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { and, desc, eq } from "drizzle-orm";
+import { agentStub } from "../agents/agent-stub";
+import { listGoals } from "../agents/knowledge/goals";
+import { listMemories } from "../agents/knowledge/memories";
+import { listPlans } from "../agents/knowledge/plans";
+import { getAgent } from "../db/agents";
+import { getDatabase } from "../db/client";
+import { getRun, listRuns } from "../db/runs";
+import { pendingToolCalls } from "../db/schema";
+import { notFound } from "../errors";
+import { requireSecret } from "./authorize";
+import { createRouter, type ApiContext } from "./context";
+import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
+import { checkStreamRequest, streamRequest } from "./streams";
+
+const Run = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    agentEntityId: z.string(),
+    status: z.enum(["running", "completed", "failed", "interrupted"]),
+    trigger: z.unknown(),
+    steps: z.array(z.unknown()),
+    toolCalls: z.array(z.unknown()),
+    usage: z.unknown(),
+    error: z.string().nullable(),
+    d1Statements: z.number().nullable(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .openapi("Run");
+
+const InboxPush = z.object({ type: z.literal("external"), data: z.unknown() }).strict().openapi("InboxPush");
+
+async function requireAgent(c: ApiContext, agentId: string) {
+  requireSecret(c);
+  const agent = await getAgent(getDatabase(c.env.DB), agentId);
+  if (!agent) throw notFound("Agent", agentId);
+  return agent;
+}
+
+const listRoute = <Q extends z.ZodObject>(path: string, name: string, schema: z.ZodType, query: Q) =>
+  createRoute({
+    method: "get",
+    path,
+    tags: ["agents"],
+    request: { params: AgentIdParam, query },
+    responses: { 200: jsonContent(z.object({ [name]: z.array(schema) }), `The agent's ${name}`), ...errorResponses },
+  });
+
+const noQuery = z.object({});
+
+export const agentActivityRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/runs/{runId}",
+      tags: ["runs"],
+      request: { params: RunIdParam },
+      responses: { 200: jsonContent(Run, "The cycle: status, trigger, steps, tool calls, usage, error"), ...errorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { runId } = c.req.valid("param");
+      const run = await getRun(getDatabase(c.env.DB), runId);
+      if (!run) throw notFound("Run", runId);
+      return c.json(run, 200);
+    },
+  )
+  .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {
+    const { agentId } = c.req.valid("param");
+    await requireAgent(c, agentId);
+    const { limit = 20 } = c.req.valid("query");
+    return c.json({ runs: await listRuns(getDatabase(c.env.DB), agentId, limit) }, 200);
+  })
+  .openapi(listRoute("/api/agents/{agentId}/goals", "goals", z.unknown(), noQuery), async (c) => {
+    const { agentId } = c.req.valid("param");
+    await requireAgent(c, agentId);
+    return c.json({ goals: await listGoals({ database: getDatabase(c.env.DB), agentId }) }, 200);
+  })
+  .openapi(listRoute("/api/agents/{agentId}/memories", "memories", z.unknown(), noQuery), async (c) => {
+    const { agentId } = c.req.valid("param");
+    await requireAgent(c, agentId);
+    return c.json({ memories: await listMemories({ database: getDatabase(c.env.DB), agentId }) }, 200);
+  })
+  .openapi(listRoute("/api/agents/{agentId}/plans", "plans", z.unknown(), noQuery), async (c) => {
+    const { agentId } = c.req.valid("param");
+    await requireAgent(c, agentId);
+    return c.json({ plans: await listPlans({ database: getDatabase(c.env.DB), agentId }) }, 200);
+  })
+  .openapi(
+    listRoute(
+      "/api/agents/{agentId}/pending-tool-calls",
+      "pendingToolCalls",
+      z.unknown(),
+      z.object({
+        status: z.enum(["waiting", "pending", "resolved", "expired"]).optional().openapi({ param: { name: "status", in: "query" } }),
+        limit: queryInteger("limit", 1, 500),
+      }),
+    ),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      await requireAgent(c, agentId);
+      const { status, limit = 100 } = c.req.valid("query");
+      const rows = await getDatabase(c.env.DB)
+        .select()
+        .from(pendingToolCalls)
+        .where(status ? and(eq(pendingToolCalls.agentId, agentId), eq(pendingToolCalls.status, status)) : eq(pendingToolCalls.agentId, agentId))
+        .orderBy(desc(pendingToolCalls.createdAt))
+        .limit(limit);
+      return c.json({ pendingToolCalls: rows }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/api/agents/{agentId}/inbox",
+      tags: ["agents"],
+      request: { params: AgentIdParam, ...jsonBody(InboxPush) },
+      responses: { 202: jsonContent(z.object({ eventId: z.string() }), "Queued; the agent wakes"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      await requireAgent(c, agentId);
+      const { data } = c.req.valid("json");
+      const { eventId } = await agentStub(c.env, agentId).deliver(agentId, { type: "external", data });
+      return c.json({ eventId }, 202);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/agents/{agentId}/stream",
+      tags: ["streams"],
+      description:
+        "The agent's own events (secret key): inbox, cycles, text deltas, every tool call with full args and results, external calls to execute. WebSocket or SSE; afterSeq replays.",
+      request: { params: AgentIdParam },
+      responses: {
+        101: { description: "WebSocket: one JSON event per text frame" },
+        200: { description: "SSE", content: { "text/event-stream": { schema: z.string() } } },
+        426: jsonContent(ErrorResponse, "Neither a WebSocket upgrade nor an SSE request"),
+        ...errorResponses,
+      },
+    }),
+    async (c) => {
+      const { agentId } = c.req.valid("param");
+      await requireAgent(c, agentId);
+      checkStreamRequest(c.req.raw);
+      return agentStub(c.env, agentId).fetch(streamRequest(c.req.raw, c.get("principal"), {})) as unknown as ReturnType<typeof c.json>;
+    },
+  );

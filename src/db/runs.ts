@@ -1,0 +1,64 @@
+/** Run records in D1: one per cycle. */
+import { desc, eq } from "drizzle-orm";
+import type { Database } from "./client";
+import { runs } from "./schema";
+
+export type RunStatus = "running" | "completed" | "failed" | "interrupted";
+
+export type RunStep = {
+  stepNumber: number;
+  text: string;
+  finishReason: string;
+  toolCallIds: string[];
+  usage: RunUsage;
+};
+
+export type RunToolCall = {
+  toolCallId: string;
+  toolName: string;
+  stepNumber: number;
+  args: unknown;
+  status: "running" | "completed" | "failed" | "pending";
+  result?: unknown;
+  error?: string;
+  startedAt: string;
+  latencyMs?: number;
+};
+
+export type RunUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
+
+export type Run = {
+  id: string;
+  agentId: string;
+  agentEntityId: string;
+  status: RunStatus;
+  trigger: unknown;
+  steps: RunStep[];
+  toolCalls: RunToolCall[];
+  usage: RunUsage | null;
+  error: string | null;
+  d1Statements: number | null;
+  createdAt: string;
+  finishedAt: string | null;
+};
+
+type RunRow = typeof runs.$inferSelect;
+
+export function toRun(row: RunRow): Run {
+  return {
+    ...row,
+    steps: (row.steps as RunStep[] | null) ?? [],
+    toolCalls: (row.toolCalls as RunToolCall[] | null) ?? [],
+    usage: (row.usage as RunUsage | null) ?? null,
+  };
+}
+
+export async function getRun(database: Database, runId: string): Promise<Run | undefined> {
+  const row = await database.select().from(runs).where(eq(runs.id, runId)).get();
+  return row ? toRun(row) : undefined;
+}
+
+export async function listRuns(database: Database, agentId: string, limit: number): Promise<Run[]> {
+  const rows = await database.select().from(runs).where(eq(runs.agentId, agentId)).orderBy(desc(runs.createdAt), desc(runs.id)).limit(limit);
+  return rows.map(toRun);
+}

@@ -1,0 +1,112 @@
+/**
+ * Built-in space tools (§7): `enter_space`, `leave_space`, `send_message`,
+ * `read_messages`, `skip`. A failure is returned to the model as
+ * `{error}` data, never thrown.
+ */
+import { z } from "@hono/zod-openapi";
+import { tool } from "ai";
+import type { CycleContext } from "../../agents/cycle-context";
+import { wakeMentionedAgents } from "../../agents/wake-agents";
+import { listRecentMessages } from "../../db/messages";
+import { createId } from "../../ids";
+import type { Message } from "../../spaces/message";
+import { spaceStub } from "../../spaces/space-stub";
+
+const historySize = 20;
+
+function compact(message: Message) {
+  return {
+    id: message.id,
+    seq: message.seq,
+    entityId: message.entityId,
+    role: message.role,
+    ...(message.text !== undefined && { text: message.text }),
+    ...(message.parts !== undefined && {
+      tools: message.parts.map((part) => ({ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) })),
+    }),
+    createdAt: message.createdAt,
+  };
+}
+
+export function createSpaceTools(context: CycleContext) {
+  return {
+    enter_space: tool({
+      description: "Enter a space you are a member of: it becomes your active space (where send_message and visible tools go). Returns its recent history.",
+      inputSchema: z.object({ spaceId: z.string().describe("The id of the space") }),
+      execute: async ({ spaceId }) => {
+        if (!(await context.isMemberOf(spaceId))) return { error: `You are not a member of space "${spaceId}"` };
+        context.setActiveSpaceId(spaceId);
+        const history = await listRecentMessages(context.database, spaceId, historySize);
+        return { spaceId, name: context.spaces.get(spaceId), recentMessages: history.map(compact) };
+      },
+    }),
+
+    leave_space: tool({
+      description: "Leave your active space. You stay a member; you just stop posting there.",
+      inputSchema: z.object({}),
+      execute: async () => {
+        const spaceId = context.getActiveSpaceId();
+        context.setActiveSpaceId(undefined);
+        return spaceId ? { left: spaceId } : { error: "You are not in a space" };
+      },
+    }),
+
+    send_message: tool({
+      description: "Send a message to your active space. Mention entity ids to wake other agents.",
+      inputSchema: z.object({
+        text: z.string().min(1).max(32_000),
+        mentions: z.array(z.string()).max(50).optional().describe("Entity ids to mention; mentioned agents wake up"),
+      }),
+      execute: async ({ text, mentions }, { toolCallId }) => {
+        const spaceId = context.getActiveSpaceId();
+        if (!spaceId) return { error: "You are not in a space. Call enter_space first." };
+        if (!(await context.isMemberOf(spaceId))) {
+          context.setActiveSpaceId(undefined);
+          return { error: `You are no longer a member of space "${spaceId}"` };
+        }
+        // Every streamed delta must reach the space before the persisted message.
+        await context.inputSettled(toolCallId);
+        await context.spaceEvents.drain(spaceId);
+        const messageId = context.streamIds.get(toolCallId) ?? createId("msg");
+        const uniqueMentions = [...new Set(mentions ?? [])].filter((id) => id !== context.agent.entityId);
+        const message = await spaceStub(context.env, spaceId).postMessage(spaceId, {
+          id: messageId,
+          entityId: context.agent.entityId,
+          role: "assistant",
+          text,
+          mentions: uniqueMentions,
+        });
+        if (uniqueMentions.length > 0) {
+          await wakeMentionedAgents(context.env, context.database, {
+            message,
+            spaceName: context.spaces.get(spaceId),
+            speaker: { entityId: context.agent.entityId, name: context.agent.name },
+          });
+        }
+        return { messageId: message.id, seq: message.seq, spaceId };
+      },
+    }),
+
+    read_messages: tool({
+      description: "Read messages of a space you are a member of (default: your active space), newest last. offset skips the newest N.",
+      inputSchema: z.object({
+        spaceId: z.string().optional(),
+        offset: z.number().int().min(0).max(100_000).optional(),
+        limit: z.number().int().min(1).max(100).optional(),
+      }),
+      execute: async ({ spaceId, offset, limit }) => {
+        const target = spaceId ?? context.getActiveSpaceId();
+        if (!target) return { error: "No spaceId given and you are not in a space" };
+        if (!(await context.isMemberOf(target))) return { error: `You are not a member of space "${target}"` };
+        const messages = await listRecentMessages(context.database, target, limit ?? 20, offset ?? 0);
+        return { spaceId: target, messages: messages.map(compact) };
+      },
+    }),
+
+    skip: tool({
+      description: "Nothing to do this cycle: end it quietly.",
+      inputSchema: z.object({ reason: z.string().max(500).optional() }),
+      execute: async ({ reason }) => ({ skipped: true, ...(reason && { reason }) }),
+    }),
+  };
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { createHuman, createSpace, memberHeaders, postMessage, secret } from "./support/api";
+import { createAgent, scriptedConfig, waitForRuns } from "./support/agents";
+import { openWebSocket } from "./support/stream-client";
+
+describe("an agent that lives", () => {
+  it("a human message wakes the agent, which enters the space and answers with a streamed message", async () => {
+    const ada = await createHuman("Ada");
+    const spaceId = await createSpace([ada]);
+    const agent = await createAgent(
+      scriptedConfig([
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "send_message", args: { text: "Hello Ada, nice to meet you in this room!" } },
+            { name: "skip", args: {} },
+          ],
+        },
+      ]),
+    );
+    await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
+    const { collector, close } = await openWebSocket(`/api/spaces/${spaceId}/stream`, await memberHeaders(ada));
+    await postMessage(spaceId, ada, "hi agent");
+    const reply = await collector.waitFor((event) => event.type === "space.message" && event.data.entityId === agent.entityId);
+    expect(reply.data.text).toBe("Hello Ada, nice to meet you in this room!");
+    const deltas = collector.events.filter((event) => event.type === "space.message.streaming");
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.map((event) => event.data.delta).join("")).toBe("Hello Ada, nice to meet you in this room!");
+    expect(new Set(deltas.map((event) => event.data.streamId))).toEqual(new Set([reply.data.id]));
+    expect(Math.max(...deltas.map((event) => event.seq))).toBeLessThan(reply.seq);
+    await collector.waitForType("agent.cycle.finished");
+    const [run] = await waitForRuns(agent.id, 1);
+    expect(run.status).toBe("completed");
+    expect(run.trigger).toMatchObject([{ type: "space_message", text: "hi agent", entityId: ada }]);
+    expect(run.toolCalls.map((call) => call.toolName)).toEqual(["enter_space", "send_message", "skip"]);
+    expect(run.toolCalls.every((call) => call.status === "completed")).toBe(true);
+    expect(run.usage?.totalTokens).toBeGreaterThan(0);
+    expect(run.d1Statements).toBeLessThanOrEqual(8);
+    close();
+  });
+
+  it("an agent's message wakes only the agents it mentions, and never itself", async () => {
+    const ada = await createHuman("Ada");
+    const spaceId = await createSpace([ada]);
+    const listener = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
+    const bystander = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
+    const talker = await createAgent(
+      scriptedConfig([
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "send_message", args: { text: "ping listener", mentions: [listener.entityId] } },
+            { name: "skip", args: {} },
+          ],
+        },
+      ]),
+    );
+    for (const member of [listener, bystander, talker]) await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: member.entityId } });
+    await secret(`/api/agents/${talker.id}/inbox`, { body: { type: "external", data: { go: true } } });
+    const [talkerRun] = await waitForRuns(talker.id, 1);
+    expect(talkerRun.status).toBe("completed");
+    const [listenerRun] = await waitForRuns(listener.id, 1);
+    expect(listenerRun.trigger).toMatchObject([{ type: "space_message", text: "ping listener", entityId: talker.entityId }]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await waitForRuns(bystander.id, 0)).toEqual([]);
+    expect((await waitForRuns(talker.id, 1)).length).toBe(1);
+  });
+
+  it("events that arrive during a cycle wait for the next cycle, which takes them all", async () => {
+    const ada = await createHuman("Ada");
+    const spaceId = await createSpace([ada]);
+    const agent = await createAgent(scriptedConfig([]));
+    await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
+    await Promise.all([postMessage(spaceId, ada, "one"), postMessage(spaceId, ada, "two"), postMessage(spaceId, ada, "three")]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const runs = await waitForRuns(agent.id, 1);
+    const texts = runs.flatMap((run) => run.trigger.map((event) => event.text));
+    expect(texts.sort()).toEqual(["one", "three", "two"]);
+    expect(runs.every((run) => run.status === "completed")).toBe(true);
+  });
+});

@@ -1,0 +1,55 @@
+/** Helpers for agent tests: create scripted agents and wait for their runs. */
+import { env } from "cloudflare:workers";
+import { secret } from "./api";
+
+export type ScriptedTurn = { text?: string; toolCalls?: { name: string; args: Record<string, unknown> }[] };
+
+export function scriptedConfig(turns: ScriptedTurn[], extra: Record<string, unknown> = {}) {
+  return { agent: { name: "Scripty", system: "You are a test agent." }, model: { provider: "scripted", turns }, ...extra };
+}
+
+export async function createAgent(config: Record<string, unknown>): Promise<{ id: string; entityId: string }> {
+  const { status, body } = await secret<{ id: string; entityId: string }>("/api/agents", { body: { config } });
+  if (status !== 201) throw new Error(`createAgent: ${status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+export type RunRecord = {
+  id: string;
+  status: string;
+  trigger: { type: string; [key: string]: unknown }[];
+  steps: { stepNumber: number; toolCallIds: string[]; text: string }[];
+  toolCalls: { toolCallId: string; toolName: string; status: string; result?: unknown; error?: string; latencyMs?: number; args: unknown }[];
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
+  error: string | null;
+  d1Statements: number | null;
+};
+
+export async function listRuns(agentId: string): Promise<RunRecord[]> {
+  const { body } = await secret<{ runs: RunRecord[] }>(`/api/agents/${agentId}/runs?limit=200`);
+  return body.runs;
+}
+
+/** Polls until `count` runs of the agent have finished (not running). */
+export async function waitForRuns(agentId: string, count: number, timeoutMs = 10_000): Promise<RunRecord[]> {
+  const start = Date.now();
+  for (;;) {
+    const runs = await listRuns(agentId);
+    const finished = runs.filter((run) => run.status !== "running");
+    if (finished.length >= count) return finished.reverse();
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${count} runs; have ${JSON.stringify(runs.map((run) => run.status))}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function agentObject(agentId: string) {
+  return env.AGENT.get(env.AGENT.idFromName(agentId));
+}
+
+export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = "condition"): Promise<void> {
+  const start = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`${what} not met in time`);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
