@@ -1,0 +1,114 @@
+/**
+ * Runs a `gateway` tool: one HTTP request to `execution.url`, bounded in time
+ * and in response size. Whatever goes wrong becomes data for the model
+ * (`{error}`), never a throw, so a failing tool cannot break a cycle.
+ */
+import { parseJsonSafely } from "../../json";
+import { buildGatewayRequest } from "./build-gateway-request";
+import type { GatewayExecutionInput } from "./build-gateway-request";
+import { readLimitedBody } from "./read-limited-body";
+
+export type GatewayToolOptions = {
+  execution: GatewayExecutionInput;
+  args: unknown;
+  env: Record<string, unknown>;
+  timeoutMs: number;
+  /** The cap when the tool sets no `execution.maxResponseBytes` (e.g. `limits.toolResponseMaxBytes`). */
+  maxResponseBytes: number;
+  fetch?: typeof fetch;
+  /** Aborts the request from outside, e.g. when the cycle is cancelled. */
+  signal?: AbortSignal;
+};
+
+export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number };
+
+const errorSnippetBytes = 2048;
+const errorSnippetCharacters = 500;
+
+/** The engine's entry point: the parsed JSON answer, or `{error, status?}` for the model. */
+export async function executeGatewayTool(options: GatewayToolOptions): Promise<unknown> {
+  const result = await runGatewayTool(options);
+  if (result.ok) return result.value;
+  return result.status === undefined ? { error: result.error } : { error: result.error, status: result.status };
+}
+
+/** Like `executeGatewayTool`, as a discriminated result. Never throws. */
+export async function runGatewayTool(options: GatewayToolOptions): Promise<GatewayToolResult> {
+  const built = buildGatewayRequest(options.execution, options.args, options.env);
+  if (!built.ok) return { ok: false, error: built.error };
+  const { request } = built;
+  const host = new URL(request.url).host;
+  const maxBytes = options.execution.maxResponseBytes ?? options.maxResponseBytes;
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+
+  if (options.signal?.aborted) return { ok: false, error: "Tool request was cancelled" };
+  const controller = new AbortController();
+  let interruption: "timeout" | "cancelled" | undefined;
+  let rejectInterrupted: (reason: Error) => void = () => undefined;
+  const interrupted = new Promise<never>((_resolve, reject) => (rejectInterrupted = reject));
+  interrupted.catch(() => undefined);
+  const interrupt = (kind: "timeout" | "cancelled") => {
+    interruption ??= kind;
+    const reason = new Error(kind === "timeout" ? "Tool request timed out" : "Tool request was cancelled");
+    controller.abort(reason);
+    rejectInterrupted(reason);
+  };
+  const timer = setTimeout(() => interrupt("timeout"), options.timeoutMs);
+  const onOuterAbort = () => interrupt("cancelled");
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+
+  try {
+    const response = await Promise.race([
+      doFetch(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: controller.signal,
+        redirect: "manual",
+      }),
+      interrupted,
+    ]);
+    return await readAnswer(response, host, maxBytes, interrupted);
+  } catch (error) {
+    if (interruption === "timeout") return { ok: false, error: `Tool request timed out after ${options.timeoutMs}ms` };
+    if (interruption === "cancelled") return { ok: false, error: "Tool request was cancelled" };
+    return { ok: false, error: `Tool request to ${host} failed: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+async function readAnswer(response: Response, host: string, maxBytes: number, interrupted: Promise<never>): Promise<GatewayToolResult> {
+  const discard = () => void response.body?.cancel().catch(() => undefined);
+  if (response.status >= 300 && response.status < 400) {
+    discard();
+    const location = response.headers.get("location");
+    return { ok: false, error: `HTTP ${response.status} from ${host}: redirects are not followed${location ? ` (to ${location})` : ""}`, status: response.status };
+  }
+  if (!response.ok) {
+    const snippet = await readLimitedBody(response.body, { maxBytes: errorSnippetBytes, interrupted, overflow: "truncate" });
+    const text = snippet.ok ? new TextDecoder().decode(snippet.bytes).trim().slice(0, errorSnippetCharacters) : "";
+    return { ok: false, error: `HTTP ${response.status} from ${host}${text ? `: ${text}` : ""}`, status: response.status };
+  }
+
+  const declaredLength = Number(response.headers.get("content-length") ?? "");
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
+    discard();
+    return { ok: false, error: `Tool response exceeded ${maxBytes} bytes` };
+  }
+  const contentType = response.headers.get("content-type");
+  const mediaType = contentType?.split(";")[0].trim().toLowerCase();
+  if (mediaType !== undefined && mediaType !== "application/json" && !mediaType.endsWith("+json")) {
+    discard();
+    return { ok: false, error: `Tool returned a non-JSON response (content-type ${contentType})` };
+  }
+
+  const body = await readLimitedBody(response.body, { maxBytes, interrupted });
+  if (!body.ok) return { ok: false, error: `Tool response exceeded ${maxBytes} bytes` };
+  if (body.bytes.byteLength === 0) return { ok: true, value: { success: true, status: response.status } };
+  const parsed = parseJsonSafely(new TextDecoder().decode(body.bytes));
+  if (parsed.ok) return parsed;
+  if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)" };
+  return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}` };
+}

@@ -1,0 +1,49 @@
+/**
+ * Reads a response body while counting bytes, and cancels the stream the
+ * moment it passes the cap, so an oversized answer is never buffered whole.
+ */
+export type LimitedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
+
+export type ReadLimitedBodyOptions = {
+  maxBytes: number;
+  /** Rejects to abandon a read that hangs (timeout or cancellation). */
+  interrupted: Promise<never>;
+  /** `truncate` keeps the first `maxBytes` (for error snippets) instead of failing. */
+  overflow?: "fail" | "truncate";
+};
+
+export async function readLimitedBody(
+  body: ReadableStream<Uint8Array> | null,
+  { maxBytes, interrupted, overflow = "fail" }: ReadLimitedBodyOptions,
+): Promise<LimitedBody> {
+  if (body === null) return { ok: true, bytes: new Uint8Array() };
+  const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (true) {
+      const { done, value } = await Promise.race([reader.read(), interrupted]);
+      if (done) break;
+      if (total + value.byteLength > maxBytes) {
+        stop();
+        if (overflow === "fail") return { ok: false, reason: "too_large" };
+        chunks.push(value.subarray(0, maxBytes - total));
+        total = maxBytes;
+        break;
+      }
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
