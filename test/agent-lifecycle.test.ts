@@ -1,0 +1,123 @@
+import { env } from "cloudflare:workers";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { AgentDO } from "../src/agents/agent-do";
+import { AgentStorage } from "../src/agents/agent-storage";
+import { createHuman, createSpace, secret } from "./support/api";
+import { agentObject, createAgent, scriptedConfig, waitForRuns, waitUntil } from "./support/agents";
+import { openSse } from "./support/stream-client";
+
+describe("plans", () => {
+  it("a due plan wakes the agent with a plan_due event from the alarm", async () => {
+    const runAt = new Date(Date.now() + 1_500).toISOString();
+    const agent = await createAgent(
+      scriptedConfig([
+        { toolCalls: [{ name: "set_plans", args: { plans: [{ name: "check-in", instruction: "Say hi", runAt }] } }, { name: "skip", args: {} }] },
+        { toolCalls: [{ name: "get_plans", args: {} }, { name: "skip", args: {} }] },
+      ]),
+    );
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { hello: true } } });
+    const [first] = await waitForRuns(agent.id, 1);
+    expect(first.status).toBe("completed");
+    const plans = await secret<{ plans: { name: string; nextRunAt: string }[] }>(`/api/agents/${agent.id}/plans`);
+    expect(plans.body.plans).toMatchObject([{ name: "check-in", nextRunAt: runAt }]);
+    const [, second] = await waitForRuns(agent.id, 2, 8_000);
+    expect(second.trigger).toMatchObject([{ type: "plan_due", name: "check-in", instruction: "Say hi" }]);
+    const after = await secret<{ plans: { nextRunAt: string | null; lastRunAt: string | null }[] }>(`/api/agents/${agent.id}/plans`);
+    expect(after.body.plans[0].nextRunAt).toBeNull();
+    expect(after.body.plans[0].lastRunAt).not.toBeNull();
+  });
+
+  it("setting the same plan again re-arms one deadline, never two", async () => {
+    const plan = { name: "daily", instruction: "Report", cron: "0 9 * * *" };
+    const agent = await createAgent(
+      scriptedConfig([
+        { toolCalls: [{ name: "set_plans", args: { plans: [plan] } }, { name: "set_plans", args: { plans: [{ ...plan, cron: "30 9 * * *" }] } }, { name: "skip", args: {} }] },
+      ]),
+    );
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
+    await waitForRuns(agent.id, 1);
+    const state = await agentObject(agent.id).inspect();
+    const planDeadlines = state.deadlines.filter((deadline) => deadline.kind === "plan");
+    expect(planDeadlines).toHaveLength(1);
+    expect(new Date(planDeadlines[0].dueAt).getUTCMinutes()).toBe(30);
+    const plans = await secret<{ plans: unknown[] }>(`/api/agents/${agent.id}/plans`);
+    expect(plans.body.plans).toHaveLength(1);
+  });
+});
+
+describe("failures and restarts", () => {
+  it("a model error fails the run and the events are tried again from the alarm", async () => {
+    const agent = await createAgent({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o" } });
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { job: 42 } } });
+    const [failed] = await waitForRuns(agent.id, 1);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toContain("OPENAI_API_KEY");
+    // Fix the config: the queued event is processed by the retry.
+    await secret(`/api/agents/${agent.id}`, { method: "PUT", body: { config: scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]) } });
+    const runs = await waitForRuns(agent.id, 2, 8_000);
+    expect(runs[1].status).toBe("completed");
+    expect(runs[1].trigger).toMatchObject([{ type: "external", data: { job: 42 }, attempt: 2 }]);
+  });
+
+  it("after three failed attempts the events leave the inbox and stay on the failed run", async () => {
+    const agent = await createAgent({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude" } });
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { job: "doomed" } } });
+    const runs = await waitForRuns(agent.id, 3, 15_000);
+    expect(runs.map((run) => run.status)).toEqual(["failed", "failed", "failed"]);
+    expect(runs[2].trigger).toMatchObject([{ type: "external", data: { job: "doomed" }, attempt: 3 }]);
+    expect(runs[2].error).toContain("no attempts left");
+    await waitUntil(async () => (await agentObject(agent.id).inspect()).pending === 0);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await waitForRuns(agent.id, 3)).toHaveLength(3);
+  });
+
+  it("if the object restarts during a cycle, the run is interrupted and its events are processed again", async () => {
+    const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
+    const stub = agentObject(agent.id);
+    // Leave the object exactly as a crash mid-cycle would: events claimed by a
+    // running run, the run marked active, and a `running` record in D1.
+    await runInDurableObject(stub, async (_instance: AgentDO, state) => {
+      const storage = new AgentStorage(state.storage.sql);
+      storage.set("agent_id", agent.id);
+      storage.enqueue({ type: "external", data: { survived: true } });
+      storage.claim("run_crashed");
+      storage.set("active_run", { runId: "run_crashed", startedAt: new Date().toISOString() });
+    });
+    await env.DB.prepare("INSERT INTO runs (id, agent_id, agent_entity_id, status, trigger) VALUES (?, ?, ?, 'running', '[]')")
+      .bind("run_crashed", agent.id, agent.entityId)
+      .run();
+    await evictDurableObject(stub);
+    await stub.inspect();
+    const interrupted = await secret<{ status: string }>("/api/runs/run_crashed");
+    expect(interrupted.body.status).toBe("interrupted");
+    const runs = await waitForRuns(agent.id, 2);
+    const retried = runs.find((run) => run.id !== "run_crashed");
+    expect(retried?.status).toBe("completed");
+    expect(retried?.trigger).toMatchObject([{ type: "external", data: { survived: true } }]);
+  });
+});
+
+describe("the agent stream", () => {
+  it("carries cycles, steps and every tool call with args, results and latency", async () => {
+    const ada = await createHuman();
+    const spaceId = await createSpace([ada]);
+    const agent = await createAgent(
+      scriptedConfig([{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "set_memories", args: { memories: [{ key: "color", value: "blue" }] } }, { name: "skip", args: {} }] }]),
+    );
+    await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
+    const stream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { go: 1 } } });
+    await stream.collector.waitForType("agent.cycle.finished");
+    const types = stream.collector.events.map((event) => event.type);
+    expect(types).toContain("agent.cycle.started");
+    expect(types).toContain("agent.step.finished");
+    const completed = stream.collector.ofType("tool.completed");
+    expect(completed.map((event) => event.data.toolName)).toEqual(["enter_space", "set_memories", "skip"]);
+    expect(completed[1].data).toMatchObject({ args: { memories: [{ key: "color", value: "blue" }] }, result: { memories: [{ key: "color", value: "blue" }] } });
+    expect(typeof completed[1].data.latencyMs).toBe("number");
+    const memories = await secret<{ memories: { key: string }[] }>(`/api/agents/${agent.id}/memories`);
+    expect(memories.body.memories.map((memory) => memory.key)).toEqual(["color"]);
+    stream.close();
+  });
+});
