@@ -1,0 +1,128 @@
+/**
+ * Seeds the local demo (idempotently): a demo person, a demo space and a demo
+ * agent on the `scripted` provider that greets and answers in the space.
+ * Called by `npm run dev` once the gateway answers; also runnable by hand:
+ *   node scripts/seed-demo.mjs http://localhost:8787
+ * The ids are kept in .wrangler/state/switchboard-demo.json (next to the local
+ * D1 data, so wiping one wipes both); if any of them is gone, all are made anew.
+ */
+import { createHmac } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const statePath = join(root, ".wrangler", "state", "switchboard-demo.json");
+
+const replies = [
+  "Hi again! I'm a scripted agent: my turns are written in my config, so I run with no model key and no internet.",
+  "Everything you see here streamed: my text arrives as space.message.streaming deltas, then one persisted space.message.",
+  "Try GET /api/agents/<my id>/runs to see each of my cycles: trigger, steps, tool calls and token usage.",
+  "Want a real brain? PUT /api/agents/<my id> with model.provider set to openai, anthropic, openai-compatible or workers-ai.",
+  "I remember things with set_memories and schedule myself with set_plans; both live in D1.",
+  "Open /openapi.json for the whole API.",
+  "Spaces hand every event a gap-free seq: reconnect with ?afterSeq=N and nothing is lost.",
+  "That's most of my script. Reset me with PUT /api/agents/<my id> (same config) and I start over.",
+];
+
+function readDevVars() {
+  const path = join(root, ".dev.vars");
+  if (!existsSync(path)) return {};
+  const vars = {};
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*"?([^"]*)"?\s*$/.exec(line);
+    if (match) vars[match[1]] = match[2];
+  }
+  return vars;
+}
+
+function base64url(value) {
+  return Buffer.from(value).toString("base64url");
+}
+
+/** An HS256 JWT for the demo person (valid 7 days), for browser/WebSocket clients. */
+export function signToken(subject, secret, seconds = 7 * 24 * 3600) {
+  const now = Math.floor(Date.now() / 1000);
+  const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }));
+  const payload = base64url(JSON.stringify({ sub: subject, iat: now, exp: now + seconds }));
+  const signature = createHmac("sha256", secret).update(`${header}.${payload}`).digest("base64url");
+  return `${header}.${payload}.${signature}`;
+}
+
+export function demoAgentConfig(spaceId) {
+  const turn = (text) => ({
+    toolCalls: [
+      { name: "enter_space", args: { spaceId } },
+      { name: "send_message", args: { text } },
+      { name: "skip", args: {} },
+    ],
+  });
+  return {
+    version: "1.0",
+    agent: { name: "Demo agent", description: "Greets and answers in the demo space", system: "You are the Switchboard demo agent." },
+    model: {
+      provider: "scripted",
+      turns: [turn("Hello! I'm the Switchboard demo agent. Say something in this space and I'll answer."), ...replies.map(turn)],
+    },
+    loop: { maxSteps: 4, toolChoice: "auto" },
+  };
+}
+
+export default async function seedDemo({ baseUrl, secretKey }) {
+  const headers = { "content-type": "application/json", "x-secret-key": secretKey };
+  const api = async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  let state = existsSync(statePath) ? JSON.parse(readFileSync(statePath, "utf8")) : undefined;
+  if (state) {
+    const [person, space, agent] = await Promise.all([
+      api("GET", `/api/entities/${state.personId}`),
+      api("GET", `/api/spaces/${state.spaceId}`),
+      api("GET", `/api/agents/${state.agentId}`),
+    ]);
+    if (person.status !== 200 || space.status !== 200 || agent.status !== 200) state = undefined;
+  }
+
+  if (!state) {
+    const person = await api("POST", "/api/entities", { type: "human", name: "Demo person" });
+    if (person.status !== 201) throw new Error(`creating the demo person: ${person.status} ${JSON.stringify(person.body)}`);
+    const space = await api("POST", "/api/spaces", { name: "Demo space", memberIds: [person.body.id] });
+    if (space.status !== 201) throw new Error(`creating the demo space: ${space.status} ${JSON.stringify(space.body)}`);
+    const agent = await api("POST", "/api/agents", { config: demoAgentConfig(space.body.id) });
+    if (agent.status !== 201) throw new Error(`creating the demo agent: ${agent.status} ${JSON.stringify(agent.body)}`);
+    await api("POST", `/api/spaces/${space.body.id}/members`, { entityId: agent.body.entityId });
+    // Wake the agent once so it greets the space.
+    await api("POST", `/api/agents/${agent.body.id}/inbox`, { type: "external", data: { event: "demo_started" } });
+    state = { personId: person.body.id, spaceId: space.body.id, agentId: agent.body.id, agentEntityId: agent.body.entityId };
+    mkdirSync(dirname(statePath), { recursive: true });
+    writeFileSync(statePath, `${JSON.stringify(state, null, 2)}\n`);
+    console.log("[demo] Created the demo person, space and agent.");
+  } else {
+    console.log("[demo] The demo person, space and agent already exist.");
+  }
+
+  const vars = readDevVars();
+  const token = vars.JWT_SECRET ? signToken(state.personId, vars.JWT_SECRET) : undefined;
+  console.log(`[demo] person ${state.personId} · space ${state.spaceId} · agent ${state.agentId}`);
+  console.log(`[demo] Talk to the agent:
+  curl -s -X POST ${baseUrl}/api/spaces/${state.spaceId}/messages \\
+    -H 'content-type: application/json' -H "x-secret-key: $(grep ^GATEWAY_SECRET_KEY= .dev.vars | cut -d= -f2)" \\
+    -d '{"text":"Hello agent!","entityId":"${state.personId}"}'`);
+  if (token && vars.GATEWAY_PUBLIC_KEY) {
+    const query = `afterSeq=0&publicKey=${vars.GATEWAY_PUBLIC_KEY}&token=${token}`;
+    console.log(`[demo] Watch the space live, as the demo person (SSE):
+  curl -N -H 'accept: text/event-stream' '${baseUrl}/api/spaces/${state.spaceId}/stream?${query}'
+[demo] or as a WebSocket: ${baseUrl.replace(/^http/, "ws")}/api/spaces/${state.spaceId}/stream?${query}`);
+  }
+  return state;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const baseUrl = process.argv[2] ?? "http://localhost:8787";
+  const secretKey = process.env.GATEWAY_SECRET_KEY ?? readDevVars().GATEWAY_SECRET_KEY;
+  if (!secretKey) throw new Error("Set GATEWAY_SECRET_KEY or create .dev.vars (npm run dev does)");
+  await seedDemo({ baseUrl, secretKey });
+}
