@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { fakeRemote } from "./test/fake-remote";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
@@ -8,6 +9,8 @@ export default defineConfig(async () => {
       cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
+          // Every outbound fetch is answered by the fake remote: tests never reach the network.
+          outboundService: fakeRemote,
           bindings: {
             TEST_MIGRATIONS: migrations,
             GATEWAY_SECRET_KEY: "test-secret-key",

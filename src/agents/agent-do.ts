@@ -21,6 +21,11 @@ import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-conte
 import { listMemories } from "./knowledge/memories";
 import { advancePlan, getPlan, listPlans } from "./knowledge/plans";
 import { type Knowledge, runCycle } from "./run-cycle";
+import type { ToolRuntime } from "./cycle-context";
+import { ToolWaiters } from "../tools/engine/tool-waiters";
+import { settleToolCall, type ToolCallSettlement } from "../tools/engine/settle-tool-call";
+import { expireToolCall, flipTimedOutCall } from "../tools/engine/expire-tool-call";
+import { WebhookSender } from "../tools/engine/webhook-sender";
 
 type ActiveRun = { runId: string; startedAt: string };
 
@@ -31,12 +36,30 @@ export class AgentDO extends DurableObject<AppEnv> {
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
   #cycleRunning = false;
+  readonly #waiters = new ToolWaiters();
+  readonly #webhooks: WebhookSender;
+  readonly #toolRuntime: ToolRuntime;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage.sql);
     this.#log = new EventLog(ctx.storage.sql, 2_000);
     this.#hub = new ConnectionHub(ctx);
+    this.#webhooks = new WebhookSender({
+      env,
+      storage: this.#storage,
+      publish: (type, data) => this.#publish(type, data),
+      scheduleAlarm: () => this.#scheduleAlarm(),
+    });
+    this.#toolRuntime = {
+      waiters: this.#waiters,
+      setDeadline: (deadline) => {
+        this.#storage.setDeadline(deadline);
+        void this.#scheduleAlarm();
+      },
+      deleteDeadline: (id) => this.#storage.deleteDeadline(id),
+      sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
+    };
     void ctx.blockConcurrencyWhile(() => this.#recoverInterruptedRun());
   }
 
@@ -55,6 +78,19 @@ export class AgentDO extends DurableObject<AppEnv> {
     return { eventId: id };
   }
 
+  /**
+   * A result was accepted for one of this agent's calls (the route already won
+   * the D1 transition). A live waiting cycle gets it at once; otherwise it
+   * goes to the inbox as `tool_result`.
+   */
+  async settleToolCall(agentId: string, settlement: ToolCallSettlement): Promise<{ delivery: "inline" | "inbox" }> {
+    this.#remember(agentId);
+    const delivery = settleToolCall(settlement, this.#waiters, this.#storage);
+    if (delivery === "inbox") await this.#scheduleAlarm();
+    this.#publish("tool.result.received", { toolCallId: settlement.toolCallId, runId: settlement.runId, delivery });
+    return { delivery };
+  }
+
   /** The config was replaced: reload it, and restart a scripted model's turns. */
   async configReplaced(agentId: string): Promise<void> {
     this.#remember(agentId);
@@ -70,10 +106,10 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   /** For tests and the bench: what the inbox holds and which deadlines are armed. */
-  inspect(): { pending: number; deadlines: Deadline[]; activeRun: ActiveRun | undefined; scriptedTurn: number } {
+  inspect(): { pending: number; deadlines: { id: string; kind: string; dueAt: number }[]; activeRun: ActiveRun | undefined; scriptedTurn: number } {
     return {
       pending: this.#storage.pendingEvents().length,
-      deadlines: this.#storage.deadlines(),
+      deadlines: this.#storage.deadlines().map(({ id, kind, dueAt }) => ({ id, kind, dueAt })),
       activeRun: this.#storage.get<ActiveRun>("active_run"),
       scriptedTurn: this.#storage.get<number>("scripted_turn") ?? 0,
     };
@@ -123,6 +159,7 @@ export class AgentDO extends DurableObject<AppEnv> {
             },
             plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
             publish: (type, data) => this.#publish(type, data),
+            toolRuntime: this.#toolRuntime,
           });
         } finally {
           this.#cycleRunning = false;
@@ -178,8 +215,18 @@ export class AgentDO extends DurableObject<AppEnv> {
     const now = Date.now();
     for (const deadline of this.#storage.dueDeadlines(now)) {
       try {
+        const { toolCallId } = (deadline.payload ?? {}) as { toolCallId?: string };
         if (deadline.kind === "plan") await this.#planDue(deadline, now);
-        else this.#storage.deleteDeadline(deadline.id);
+        else if (deadline.kind === "tool_timeout" && toolCallId) {
+          this.#storage.deleteDeadline(deadline.id);
+          // A live waiter has its own timer; the backstop is for a waiter lost to a restart.
+          if (!this.#waiters.has(toolCallId)) await flipTimedOutCall(this.env, toolCallId);
+        } else if (deadline.kind === "call_expiry" && toolCallId) {
+          this.#storage.deleteDeadline(deadline.id);
+          await expireToolCall(this.env, toolCallId, this.#waiters, this.#storage);
+        } else if (deadline.kind === "webhook") {
+          await this.#webhooks.retryFromAlarm(deadline);
+        } else this.#storage.deleteDeadline(deadline.id);
       } catch (error) {
         console.error("deadline failed", deadline.id, error);
       }

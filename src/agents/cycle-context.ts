@@ -5,10 +5,21 @@
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
 import type { SpaceEventBuffer } from "../spaces/space-event-buffer";
+import type { ToolWaiters } from "../tools/engine/tool-waiters";
 import type { AgentConfig } from "./agent-config";
+import type { Deadline } from "./agent-storage";
 import type { KnowledgeContext } from "./knowledge/knowledge-context";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
+
+/** What the agent object lends the tool engine: waits, deadlines, webhooks. */
+export type ToolRuntime = {
+  waiters: ToolWaiters;
+  setDeadline(deadline: Deadline): void;
+  deleteDeadline(id: string): void;
+  /** Delivers a call to its webhook, retrying with backoff (in memory, and from the alarm after a restart). */
+  sendWebhook(toolCallId: string, url: string, body: string): void;
+};
 
 export type CycleContext = {
   env: AppEnv;
@@ -37,4 +48,5 @@ export type CycleContext = {
    * its streaming events).
    */
   inputSettled(toolCallId: string): Promise<void>;
+  toolRuntime: ToolRuntime;
 };

@@ -17,10 +17,11 @@ import { createModel } from "../models/create-model";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
+import { createConfiguredTools } from "../tools/engine/configured-tools";
 import { SerialQueue } from "../tools/serial-queue";
 import type { AgentStorage } from "./agent-storage";
 import { trimConsciousness } from "./consciousness";
-import type { CycleContext } from "./cycle-context";
+import type { CycleContext, ToolRuntime } from "./cycle-context";
 import { DeferredMap } from "./deferred-map";
 import type { QueuedEvent } from "./inbox-event";
 import type { Goal } from "./knowledge/goals";
@@ -45,8 +46,7 @@ export type CycleHost = {
   invalidateKnowledge(): void;
   plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
   publish(type: string, data: Record<string, unknown>): void;
-  /** Tools beyond the built-ins (the agent's configured tools), with their stream observers. */
-  configuredTools?(context: CycleContext): { tools: ToolSet; observers: ToolStreamObserver[] };
+  toolRuntime: ToolRuntime;
 };
 
 export type CycleOutcome = { runId: string; status: "completed" | "failed"; error?: string };
@@ -134,10 +134,11 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
       },
       knowledgeChanged: host.invalidateKnowledge,
       inputSettled: (toolCallId) => settled.wait(toolCallId, inputSettleTimeoutMs),
+      toolRuntime: host.toolRuntime,
     };
 
     const builtinQueue = new SerialQueue();
-    const configured = host.configuredTools?.(context) ?? { tools: {}, observers: [] };
+    const configured = createConfiguredTools(context);
     const tools: ToolSet = { ...configured.tools, ...createBuiltinTools(context, builtinQueue) };
     const observers: ToolStreamObserver[] = [createSendMessageStreamer(context), ...configured.observers];
 

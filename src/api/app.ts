@@ -14,6 +14,7 @@ import { messageRoutes } from "./messages";
 import { requestBody } from "./request-body";
 import { spaceRoutes } from "./spaces";
 import { streamRoutes } from "./streams";
+import { toolResultRoutes } from "./tool-results";
 
 const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { publicKey: [], bearer: [] }];
 
@@ -30,6 +31,7 @@ export function createApp() {
   app.route("/", spaceRoutes);
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
+  app.route("/", toolResultRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });

@@ -6,7 +6,7 @@
  * and live events has no gap and no duplicate.
  */
 import { errorEnvelope } from "../errors";
-import { parseJsonSafely } from "../json";
+import { byteLength, parseJsonSafely } from "../json";
 
 export type Audience = "secret" | "public";
 
@@ -116,7 +116,7 @@ export class ConnectionHub {
         this.#send(socket, JSON.stringify(errorEnvelope("invalid_frame", "Binary frames are not supported; send JSON text")));
         return;
       }
-      if (message.length > maxClientFrameBytes) {
+      if (byteLength(message) > maxClientFrameBytes) {
         this.#send(socket, JSON.stringify(errorEnvelope("frame_too_large", `Frames are limited to ${maxClientFrameBytes} bytes`)));
         return;
       }

@@ -3,6 +3,7 @@
  * typo is refused with its path instead of silently ignored.
  */
 import { z } from "@hono/zod-openapi";
+import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
@@ -70,6 +71,16 @@ export const ToolConfig = z
       if (tool.inputSchema === undefined) {
         context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
       }
+    }
+    if (tool.executionType === "prebuilt" && !prebuiltActions.includes(tool.execution.action)) {
+      context.addIssue({
+        code: "custom",
+        path: ["execution", "action"],
+        message: `Unknown prebuilt action "${tool.execution.action}"; available: ${prebuiltActions.join(", ")}`,
+      });
+    }
+    if (tool.executionType === "space" && !tool.displayTool && (tool.visible === false || tool.display?.mode === "hidden")) {
+      context.addIssue({ code: "custom", path: ["visible"], message: "A space tool is answered by a person in the space: it must be visible" });
     }
     if (tool.inputSchema !== undefined) {
       for (const problem of checkInputSchema(tool.inputSchema)) {

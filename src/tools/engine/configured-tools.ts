@@ -1,0 +1,82 @@
+/**
+ * The agent's configured tools (§5, §6) as AI SDK tools, plus the stream
+ * observer that shows visible calls in their space while the model is still
+ * writing the arguments. Every call gets exactly one result, and a failure is
+ * data for the model, never a throw.
+ */
+import { dynamicTool, jsonSchema, parsePartialJson, type Tool, type ToolSet } from "ai";
+import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolStreamObserver } from "../../agents/tool-stream-observer";
+import { stripTargetSpaceId, withTargetSpaceId } from "../display-tool-schema";
+import { prebuiltTools } from "../prebuilt/prebuilt-registry";
+import type { ToolConfig } from "../tool-config";
+import { type ToolCard, toolStarted, toolStreaming } from "./tool-events";
+import { executeToolCall } from "./execute-tool-call";
+import { usesActiveSpace } from "./decide-display";
+
+/** What the observer learned about a call before it executes. */
+export type CallTrack = { card?: ToolCard; lastPartial?: string };
+
+export type ResolvedTool = { config: ToolConfig; description: string; inputSchema: Record<string, unknown> };
+
+export function resolveTool(config: ToolConfig): ResolvedTool {
+  if (config.executionType === "prebuilt") {
+    const handler = prebuiltTools[config.execution.action];
+    return { config, description: config.description ?? handler.description, inputSchema: config.inputSchema ?? handler.inputSchema };
+  }
+  return { config, description: config.description ?? "", inputSchema: config.inputSchema ?? { type: "object", properties: {} } };
+}
+
+export function createConfiguredTools(context: CycleContext): { tools: ToolSet; observers: ToolStreamObserver[] } {
+  const byName = new Map(context.config.tools.map((config) => [config.name, resolveTool(config)]));
+  const tracks = new Map<string, CallTrack>();
+  const tools: Record<string, Tool> = {};
+
+  for (const resolved of byName.values()) {
+    const modelSchema = resolved.config.displayTool ? withTargetSpaceId(resolved.inputSchema) : resolved.inputSchema;
+    tools[resolved.config.name] = dynamicTool({
+      description: resolved.description,
+      inputSchema: jsonSchema(modelSchema),
+      execute: (input, options) =>
+        executeToolCall(context, resolved, { toolCallId: options.toolCallId, input, abortSignal: options.abortSignal }, tracks.get(options.toolCallId) ?? {}),
+    });
+  }
+
+  const started = (toolCallId: string, toolName: string, track: CallTrack, card: ToolCard) => {
+    track.card = card;
+    toolStarted(context.spaceEvents, card, { toolCallId, toolName, agentEntityId: context.agent.entityId, runId: context.runId });
+  };
+
+  const observer: ToolStreamObserver = {
+    inputStart(toolCallId, toolName) {
+      const resolved = byName.get(toolName);
+      if (!resolved) return;
+      const track: CallTrack = {};
+      tracks.set(toolCallId, track);
+      const spaceId = context.getActiveSpaceId();
+      if (spaceId && usesActiveSpace(resolved.config)) {
+        started(toolCallId, toolName, track, { spaceId, minimal: resolved.config.display?.mode === "minimal", customUI: resolved.config.display?.customUI });
+      }
+    },
+    async inputDelta(toolCallId, toolName, inputText) {
+      const resolved = byName.get(toolName);
+      const track = tracks.get(toolCallId);
+      if (!resolved || !track) return;
+      const { value } = await parsePartialJson(inputText);
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+      const { args, targetSpaceId } = stripTargetSpaceId(value);
+      // A target is taken only once it names a space the agent belongs to, so
+      // a half-streamed id never opens a card anywhere.
+      if (!track.card && resolved.config.displayTool && targetSpaceId && context.spaces.has(targetSpaceId) && resolved.config.display?.mode !== "hidden") {
+        started(toolCallId, toolName, track, { spaceId: targetSpaceId, minimal: resolved.config.display?.mode === "minimal", customUI: resolved.config.display?.customUI });
+      }
+      if (!track.card) return;
+      const partial = JSON.stringify(args);
+      if (partial === track.lastPartial) return;
+      track.lastPartial = partial;
+      toolStreaming(context.spaceEvents, track.card, toolCallId, args);
+    },
+  };
+
+  return { tools, observers: [observer] };
+}

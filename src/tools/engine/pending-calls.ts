@@ -1,0 +1,68 @@
+/**
+ * PendingToolCall rows (§6). Every status change is a conditional update, so
+ * when several parties race (50 submissions, a submission against a timeout,
+ * an expiry) exactly one of them wins.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { pendingToolCalls } from "../../db/schema";
+
+export type PendingCallStatus = "waiting" | "pending" | "resolved" | "expired";
+
+export type PendingCall = typeof pendingToolCalls.$inferSelect;
+
+export async function createPendingCall(
+  database: Database,
+  call: {
+    toolCallId: string;
+    runId: string;
+    agentId: string;
+    agentEntityId: string;
+    toolName: string;
+    executionType: string;
+    args: unknown;
+    status: "waiting" | "pending";
+    spaceId?: string;
+    messageId?: string;
+    displayMode?: string;
+    expiresAt?: string;
+  },
+): Promise<void> {
+  await database.insert(pendingToolCalls).values({
+    ...call,
+    spaceId: call.spaceId ?? null,
+    messageId: call.messageId ?? null,
+    displayMode: call.displayMode ?? null,
+    expiresAt: call.expiresAt ?? null,
+    updatedAt: new Date().toISOString(),
+  });
+}
+
+export async function getPendingCall(database: Database, toolCallId: string): Promise<PendingCall | undefined> {
+  return database.select().from(pendingToolCalls).where(eq(pendingToolCalls.toolCallId, toolCallId)).get();
+}
+
+/**
+ * Moves a call from one of `from` to `to`, only if it is still there.
+ * Returns the row after the change, or undefined when another party won.
+ */
+export async function transitionPendingCall(
+  database: Database,
+  toolCallId: string,
+  from: PendingCallStatus[],
+  to: PendingCallStatus,
+  changes: { result?: unknown } = {},
+): Promise<PendingCall | undefined> {
+  const now = new Date().toISOString();
+  const rows = await database
+    .update(pendingToolCalls)
+    .set({
+      status: to,
+      updatedAt: now,
+      ...(to === "resolved" && { resolvedAt: now }),
+      ...("result" in changes && { result: changes.result ?? null }),
+    })
+    .where(and(eq(pendingToolCalls.toolCallId, toolCallId), inArray(pendingToolCalls.status, from)))
+    .returning();
+  return rows[0];
+}

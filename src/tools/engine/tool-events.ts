@@ -1,0 +1,82 @@
+/**
+ * The space side of a visible tool call (§8): `tool.started`,
+ * `tool.streaming`, `tool.done`, `tool.error`, and the persisted message with
+ * a `tool_call` part. For `display.mode: "minimal"` tools, public-key clients
+ * get only the call's id, name and status.
+ */
+import type { AppEnv } from "../../env";
+import type { SpaceEventBuffer } from "../../spaces/space-event-buffer";
+import { spaceStub } from "../../spaces/space-stub";
+import type { ToolCallPart } from "../../spaces/message";
+
+export type ToolCard = {
+  spaceId: string;
+  minimal: boolean;
+  customUI?: string;
+};
+
+export function toolStarted(buffer: SpaceEventBuffer, card: ToolCard, call: { toolCallId: string; toolName: string; agentEntityId: string; runId: string }): void {
+  buffer.push(card.spaceId, { type: "tool.started", data: call });
+}
+
+export function toolStreaming(buffer: SpaceEventBuffer, card: ToolCard, toolCallId: string, partialArgs: unknown): void {
+  buffer.push(card.spaceId, {
+    type: "tool.streaming",
+    data: { toolCallId, partialArgs },
+    ...(card.minimal && { publicData: { toolCallId } }),
+  });
+}
+
+/** Emits `tool.done` or `tool.error` to the card's space right away. */
+export async function toolFinished(
+  env: AppEnv,
+  card: ToolCard,
+  call: { toolCallId: string; toolName: string; args: unknown },
+  outcome: { result: unknown } | { error: string },
+): Promise<void> {
+  const stub = spaceStub(env, card.spaceId);
+  if ("error" in outcome) {
+    await stub.emit(card.spaceId, {
+      type: "tool.error",
+      data: { toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error },
+      ...(card.minimal && { publicData: { toolCallId: call.toolCallId, toolName: call.toolName } }),
+    });
+  } else {
+    await stub.emit(card.spaceId, {
+      type: "tool.done",
+      data: { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, result: outcome.result },
+      ...(card.minimal && { publicData: { toolCallId: call.toolCallId, toolName: call.toolName } }),
+    });
+  }
+}
+
+export function cardPart(card: ToolCard, call: { toolCallId: string; toolName: string; args: unknown; runId: string }, status: ToolCallPart["status"]): ToolCallPart {
+  return {
+    type: "tool_call",
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    status,
+    runId: call.runId,
+    ...(card.customUI && { customUI: card.customUI }),
+    ...(card.minimal && { displayMode: "minimal" as const }),
+  };
+}
+
+/** Moves a card's part to its final status and announces the outcome. */
+export async function settleCard(
+  env: AppEnv,
+  card: ToolCard & { messageId: string },
+  call: { toolCallId: string; toolName: string; args: unknown },
+  outcome: { result: unknown } | { error: string },
+): Promise<void> {
+  const status = "error" in outcome ? "error" : "complete";
+  await spaceStub(env, card.spaceId).updateToolPart(
+    card.spaceId,
+    card.messageId,
+    call.toolCallId,
+    "error" in outcome ? { status, result: { error: outcome.error } } : { status, result: outcome.result },
+    status,
+  );
+  await toolFinished(env, card, call, outcome);
+}

@@ -1,0 +1,78 @@
+/**
+ * The outside world for tests, answered in Node through Miniflare's
+ * `outboundService` (so tests never touch the network):
+ *
+ * - `http://hooks.test/ok/<id>` records a webhook and answers 200;
+ *   `http://hooks.test/down/<n>/<id>` answers 500 to the first n deliveries.
+ *   `GET http://hooks.test/recorded/<id>` returns what was received.
+ * - `http://api.test/echo…` answers JSON describing the request;
+ *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
+ *   lazily), `/text` (not JSON).
+ */
+type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
+
+const recorded = new Map<string, Recorded[]>();
+const failures = new Map<string, number>();
+
+function json(value: unknown, status = 200): Response {
+  return new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+}
+
+async function hooks(request: Request, url: URL): Promise<Response> {
+  const [, kind, ...rest] = url.pathname.split("/");
+  if (kind === "recorded") return json(recorded.get(rest.join("/")) ?? []);
+  const id = kind === "down" ? rest.slice(1).join("/") : rest.join("/");
+  const entry: Recorded = {
+    method: request.method,
+    url: request.url,
+    headers: Object.fromEntries(request.headers),
+    body: await request.text(),
+    at: Date.now(),
+  };
+  recorded.set(id, [...(recorded.get(id) ?? []), entry]);
+  if (kind === "down") {
+    const failing = Number(rest[0]);
+    const seen = (failures.get(id) ?? 0) + 1;
+    failures.set(id, seen);
+    if (seen <= failing) return json({ error: "down" }, 500);
+  }
+  return json({ received: true });
+}
+
+async function api(request: Request, url: URL): Promise<Response> {
+  if (url.pathname.startsWith("/echo")) {
+    return json({
+      method: request.method,
+      path: url.pathname,
+      rawPath: request.url.slice(url.origin.length).split("?")[0],
+      query: Object.fromEntries(url.searchParams),
+      headers: Object.fromEntries(request.headers),
+      body: request.method === "GET" ? null : await request.text(),
+    });
+  }
+  if (url.pathname.startsWith("/status/")) return json({ error: "upstream says no" }, Number(url.pathname.split("/")[2]));
+  if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
+  if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
+  if (url.pathname === "/big") {
+    let sent = 0;
+    const chunk = new Uint8Array(64 * 1024).fill(97);
+    return new Response(
+      new ReadableStream({
+        pull(controller) {
+          if (sent >= 10 * 1024 * 1024) return controller.close();
+          sent += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    );
+  }
+  return json({ error: "no such fake route" }, 404);
+}
+
+export async function fakeRemote(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.hostname === "hooks.test") return hooks(request, url);
+  if (url.hostname === "api.test") return api(request, url);
+  return json({ error: `tests may not reach ${url.hostname}` }, 502);
+}
