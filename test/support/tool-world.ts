@@ -1,6 +1,6 @@
 /** A person, a space and a scripted agent with tools, wired up for tool-engine tests. */
 import { env } from "cloudflare:workers";
-import { createHuman, createSpace, secret } from "./api";
+import { callJson, createHuman, createSpace, secret } from "./api";
 import { createAgent, type ScriptedTurn } from "./agents";
 import { openSse } from "./stream-client";
 
@@ -25,7 +25,7 @@ export async function toolWorld(tools: unknown[], turns: (spaceId: string) => Sc
 }
 
 export async function submitResult(runId: string, callId: string, result: unknown, headers: Record<string, string> = { "x-secret-key": env.GATEWAY_SECRET_KEY }) {
-  return secret<{ success?: boolean; duplicate?: boolean; agentEntityId?: string; error?: { code: string; message: string } }>(
+  return callJson<{ success?: boolean; duplicate?: boolean; agentEntityId?: string; error?: { code: string; message: string } }>(
     `/api/runs/${runId}/tool-results`,
     { body: { callId, result }, headers },
   );
