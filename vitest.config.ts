@@ -1,6 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { fakeRemote } from "./test/fake-remote";
+import { fakeRemote } from "./test/fake-remote.ts";
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");

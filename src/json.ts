@@ -1,8 +1,11 @@
 /**
- * JSON helpers shared by every edge: a parse that refuses prototype-polluting
- * keys, and a byte length for size caps.
+ * JSON helpers shared by every edge: a parse that refuses `__proto__` keys
+ * (the one key that can rewrite an object's prototype when a parsed value is
+ * merged with Object.assign or a deep merge), and a byte length for size caps.
+ * `constructor` and `prototype` are ordinary names (a tool may well have an
+ * argument called `constructor`).
  */
-const forbiddenKeys = new Set(["__proto__", "constructor", "prototype"]);
+const forbiddenKeys = new Set(["__proto__"]);
 
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; code: "invalid_json" | "forbidden_key"; message: string };
 

@@ -56,11 +56,11 @@ export const messageRoutes = createRouter()
         }
         speakerId = principal.entityId;
       }
-      const space = await getSpace(database, spaceId);
+      // Independent reads, in parallel: the message's latency is what every subscriber waits for.
+      const [space, speaker, memberList] = await Promise.all([getSpace(database, spaceId), getEntity(database, speakerId), listMemberIds(database, spaceId)]);
       if (!space) throw notFound("Space", spaceId);
-      const speaker = await getEntity(database, speakerId);
       if (!speaker) throw notFound("Entity", speakerId);
-      const memberIds = new Set(await listMemberIds(database, spaceId));
+      const memberIds = new Set(memberList);
       if (!memberIds.has(speakerId)) throw forbidden(`Entity "${speakerId}" is not a member of space "${spaceId}"`);
       const mentions = [...new Set(input.mentions ?? [])];
       const strangers = mentions.filter((id) => !memberIds.has(id));

@@ -54,5 +54,7 @@ export async function authenticate(env: AppEnv, credentials: Credentials): Promi
     throw unauthorized(`Invalid token: ${(error as Error).message}`);
   }
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw unauthorized("The token has no subject (sub)");
+  // `exp` is enforced: a token must say when it stops being valid.
+  if (typeof payload.exp !== "number") throw unauthorized("The token has no expiry (exp)");
   return { kind: "entity", entityId: payload.sub };
 }
