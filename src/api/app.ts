@@ -13,6 +13,7 @@ import { healthRoutes } from "./health";
 import { messageRoutes } from "./messages";
 import { requestBody } from "./request-body";
 import { spaceRoutes } from "./spaces";
+import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
 
@@ -32,6 +33,7 @@ export function createApp() {
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
+  app.route("/", statsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });

@@ -1,0 +1,21 @@
+/**
+ * `GET /api/stats` (secret key): counters of this isolate, for benchmarks and
+ * operators. `d1Statements` counts every statement sent to D1 through the db
+ * layer since the isolate started (in `wrangler dev`, the Worker and its
+ * Durable Objects share one isolate, so this is the whole gateway).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { statementCounter } from "../db/client";
+import { requireSecret } from "./authorize";
+import { createRouter } from "./context";
+import { errorResponses, jsonContent } from "./schemas";
+
+const Stats = z.object({ d1Statements: z.number().int() }).openapi("Stats");
+
+export const statsRoutes = createRouter().openapi(
+  createRoute({ method: "get", path: "/api/stats", tags: ["meta"], responses: { 200: jsonContent(Stats, "Counters of this isolate"), ...errorResponses } }),
+  (c) => {
+    requireSecret(c);
+    return c.json({ d1Statements: statementCounter.count }, 200);
+  },
+);
