@@ -9,6 +9,7 @@
  *   npm run bench                         every module, default sizes
  *   npm run bench -- --only space-fanout  some modules (comma-separated names)
  *   npm run bench -- --sizes 10,100 --messages 50 --warmup 5
+ *   npm run bench -- --only agent-cycle,tool-roundtrip --cycles 50 --roundtrips 50 --burst-agents 10
  *
  * Every wait is bounded; the whole run stops by itself within --budget
  * seconds (default 570). Needs Node 22 (global WebSocket): `npm run` puts the
@@ -23,7 +24,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const MODULES = ["./space-fanout.mjs"];
+const MODULES = ["./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs"];
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 const root = resolve(benchDirectory, "..");
@@ -41,6 +42,11 @@ const { values: flags } = parseArgs({
     sizes: { type: "string", default: "10,100,500" },
     messages: { type: "string", default: "200" },
     warmup: { type: "string", default: "10" },
+    cycles: { type: "string", default: "200" },
+    roundtrips: { type: "string", default: "500" },
+    "burst-agents": { type: "string", default: "50" },
+    "burst-calls": { type: "string", default: "20" },
+    "burst-concurrency": { type: "string", default: "100" },
     budget: { type: "string", default: "570" },
     verbose: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
@@ -49,7 +55,10 @@ const { values: flags } = parseArgs({
 });
 
 if (flags.help) {
-  console.log("usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--budget 570] [--verbose]");
+  console.log(
+    "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
+      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--budget 570] [--verbose]",
+  );
   process.exit(0);
 }
 if (typeof WebSocket !== "function" || typeof fetch !== "function") {
@@ -295,8 +304,12 @@ async function startGateway() {
 
 async function startFloor() {
   const persistTo = join(temporaryDirectory("switchboard-bench-floor-"), "state");
+  const config = join(benchDirectory, "floor-worker", "wrangler.toml");
+  // The agent-cycle floor writes the gateway's own tables: same schema, same indexes.
+  log("floor: applying the gateway's D1 migrations to a fresh local database");
+  await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--config", config, "--persist-to", persistTo], { cwd: dirname(config) });
   log("floor: starting wrangler dev");
-  return startWranglerDev({ label: "floor", config: join(benchDirectory, "floor-worker", "wrangler.toml"), persistTo });
+  return startWranglerDev({ label: "floor", config, persistTo });
 }
 
 // ---------------------------------------------------------------- run
@@ -344,6 +357,11 @@ const context = {
     sizes: flags.sizes.split(",").map(Number).filter((size) => size > 0),
     messages: Number(flags.messages),
     warmup: Number(flags.warmup),
+    cycles: Number(flags.cycles),
+    roundtrips: Number(flags.roundtrips),
+    burstAgents: Number(flags["burst-agents"]),
+    burstCalls: Number(flags["burst-calls"]),
+    burstConcurrency: Number(flags["burst-concurrency"]),
     verbose: flags.verbose,
   },
   /** The gateway (this repo's worker) with fresh keys and a fresh database. */

@@ -19,6 +19,7 @@ import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
 import { createConfiguredTools } from "../tools/engine/configured-tools";
 import { SerialQueue } from "../tools/serial-queue";
+import { consumeCycleStream, emptyUsage, errorMessage } from "./cycle-stream";
 import type { AgentStorage } from "./agent-storage";
 import { trimConsciousness } from "./consciousness";
 import type { CycleContext, ToolRuntime } from "./cycle-context";
@@ -51,26 +52,6 @@ export type CycleHost = {
 
 export type CycleOutcome = { runId: string; status: "completed" | "failed"; error?: string };
 
-function emptyUsage(): RunUsage {
-  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-}
-
-function addUsage(total: RunUsage, usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number }): void {
-  total.inputTokens += usage.inputTokens ?? 0;
-  total.outputTokens += usage.outputTokens ?? 0;
-  total.totalTokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : JSON.stringify(error);
-}
-
-/** A tool result that is an `{error}` object counts as a failed call. */
-function resultError(output: unknown): string | undefined {
-  if (typeof output === "object" && output !== null && "error" in output && typeof output.error === "string") return output.error;
-  return undefined;
-}
 
 export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefined> {
   const { env, storage, agent } = host;
@@ -173,113 +154,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
       ...(agent.config.model.maxOutputTokens !== undefined && { maxOutputTokens: agent.config.model.maxOutputTokens }),
     });
 
-    const observerQueue = new SerialQueue();
-    const inputs = new Map<string, { toolName: string; text: string }>();
-    let stepNumber = 0;
-    let stepText = "";
-    let stepCalls: string[] = [];
-    let streamError: unknown;
-
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case "text-delta":
-          stepText += part.text;
-          host.publish("agent.text.delta", { runId, stepNumber, delta: part.text });
-          break;
-        case "tool-input-start": {
-          inputs.set(part.id, { toolName: part.toolName, text: "" });
-          const { id, toolName } = part;
-          observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputStart?.(id, toolName))));
-          break;
-        }
-        case "tool-input-delta": {
-          const input = inputs.get(part.id);
-          if (!input) break;
-          input.text += part.delta;
-          const { id } = part;
-          const text = input.text;
-          host.publish("tool.input.delta", { runId, toolCallId: id, toolName: input.toolName, delta: part.delta });
-          observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputDelta?.(id, input.toolName, text))));
-          break;
-        }
-        case "tool-call": {
-          const call: RunToolCall = {
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            stepNumber,
-            args: part.input,
-            status: "running",
-            startedAt: new Date().toISOString(),
-          };
-          toolCalls.set(part.toolCallId, call);
-          stepCalls.push(part.toolCallId);
-          host.publish("tool.requested", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, stepNumber });
-          const { toolCallId, toolName, input } = part;
-          observerQueue.run(async () => {
-            await Promise.all(observers.map((observer) => observer.call?.(toolCallId, toolName, input)));
-            settled.resolve(toolCallId);
-          });
-          break;
-        }
-        case "tool-result": {
-          const call = toolCalls.get(part.toolCallId);
-          if (!call) break;
-          call.latencyMs = Date.now() - Date.parse(call.startedAt);
-          call.result = part.output;
-          const failure = resultError(part.output);
-          const pending = typeof part.output === "object" && part.output !== null && "status" in part.output && part.output.status === "pending";
-          call.status = failure ? "failed" : pending ? "pending" : "completed";
-          if (failure) call.error = failure;
-          host.publish(failure ? "tool.failed" : "tool.completed", {
-            runId,
-            toolCallId: call.toolCallId,
-            toolName: call.toolName,
-            args: call.args,
-            ...(failure ? { error: failure } : {}),
-            result: part.output,
-            latencyMs: call.latencyMs,
-          });
-          break;
-        }
-        case "tool-error": {
-          const call: RunToolCall = toolCalls.get(part.toolCallId) ?? {
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            stepNumber,
-            args: part.input,
-            status: "failed",
-            startedAt: new Date().toISOString(),
-          };
-          toolCalls.set(part.toolCallId, call);
-          settled.resolve(part.toolCallId);
-          call.status = "failed";
-          call.error = errorMessage(part.error);
-          call.latencyMs = Date.now() - Date.parse(call.startedAt);
-          host.publish("tool.failed", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: call.error, latencyMs: call.latencyMs });
-          break;
-        }
-        case "finish-step": {
-          const stepUsage = emptyUsage();
-          addUsage(stepUsage, part.usage);
-          steps.push({ stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
-          host.publish("agent.step.finished", { runId, stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
-          stepNumber += 1;
-          stepText = "";
-          stepCalls = [];
-          break;
-        }
-        case "finish":
-          addUsage(usage, part.totalUsage);
-          break;
-        case "error":
-          streamError = part.error;
-          break;
-        default:
-          break;
-      }
-    }
-    settled.resolveAll();
-    await observerQueue.idle();
+    const streamError = await consumeCycleStream(result.fullStream, { runId, publish: host.publish, observers, settled, toolCalls, steps, usage });
     await spaceEvents.drain();
     if (streamError !== undefined) throw streamError;
 
