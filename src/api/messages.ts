@@ -4,9 +4,8 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { getEntity } from "../db/entities";
 import { listMessages } from "../db/messages";
-import { getSpace, listMemberIds } from "../db/spaces";
+import { getSpace, loadMessageContext } from "../db/spaces";
 import { ApiError, forbidden, notFound } from "../errors";
 import { fullMessage, Message, redactMessage } from "../spaces/message";
 import { postSpaceMessage } from "../spaces/post-space-message";
@@ -56,11 +55,12 @@ export const messageRoutes = createRouter()
         }
         speakerId = principal.entityId;
       }
-      // Independent reads, in parallel: the message's latency is what every subscriber waits for.
-      const [space, speaker, memberList] = await Promise.all([getSpace(database, spaceId), getEntity(database, speakerId), listMemberIds(database, spaceId)]);
+      // One round trip: the message's latency is what every subscriber waits for.
+      const context = await loadMessageContext(database, spaceId, speakerId);
+      const { space, speaker } = context;
       if (!space) throw notFound("Space", spaceId);
       if (!speaker) throw notFound("Entity", speakerId);
-      const memberIds = new Set(memberList);
+      const memberIds = new Set(context.memberIds);
       if (!memberIds.has(speakerId)) throw forbidden(`Entity "${speakerId}" is not a member of space "${spaceId}"`);
       const mentions = [...new Set(input.mentions ?? [])];
       const strangers = mentions.filter((id) => !memberIds.has(id));

@@ -45,3 +45,16 @@ export async function getEntityName(database: Database, entityId: string): Promi
   const row = await database.select({ name: entities.name }).from(entities).where(eq(entities.id, entityId)).get();
   return row?.name;
 }
+
+/**
+ * What posting a message needs to know, in one D1 round trip: the space, the
+ * speaker, and the space's member ids.
+ */
+export async function loadMessageContext(database: Database, spaceId: string, entityId: string) {
+  const [spaceRows, speakerRows, memberRows] = await database.batch([
+    database.select().from(spaces).where(eq(spaces.id, spaceId)).limit(1),
+    database.select().from(entities).where(eq(entities.id, entityId)).limit(1),
+    database.select({ entityId: members.entityId }).from(members).where(eq(members.spaceId, spaceId)),
+  ]);
+  return { space: spaceRows[0], speaker: speakerRows[0], memberIds: memberRows.map((row) => row.entityId) };
+}
