@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSpace, secret } from "../support/api";
-import { waitForRuns } from "../support/agents";
+import { createAgent, listRuns, scriptedConfig, waitForRuns } from "../support/agents";
 import { enter, skip, toolWorld } from "../support/tool-world";
 
 const chart = {
@@ -18,6 +18,8 @@ describe("inline execution types", () => {
       { toolCalls: [enter(spaceId)] },
       { toolCalls: [{ name: "displayChart", args: { title: "Revenue by quarter", values: [1, 2, 3] } }, skip] },
     ]);
+    const bystander = await createAgent(scriptedConfig([{ toolCalls: [skip] }]));
+    await secret(`/api/spaces/${world.spaceId}/members`, { body: { entityId: bystander.entityId } });
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const call = run.toolCalls.find((entry) => entry.toolName === "displayChart");
@@ -33,6 +35,9 @@ describe("inline execution types", () => {
     expect(card?.data.parts).toMatchObject([{ type: "tool_call", toolName: "displayChart", status: "running", customUI: "Chart" }]);
     const updated = await world.spaceStream.waitForType("space.message.updated");
     expect(updated.data).toMatchObject({ id: card?.data.id, status: "complete", parts: [{ status: "complete", result: { success: true } }] });
+    // A visible tool message never wakes an agent.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await listRuns(bystander.id)).toEqual([]);
     world.close();
   });
 
