@@ -121,3 +121,18 @@ describe("the agent stream", () => {
     stream.close();
   });
 });
+
+describe("cycle deadline", () => {
+  it("a cycle that runs past limits.cycleTimeout is aborted and fails; nothing waits forever", async () => {
+    const agent = await createAgent({
+      agent: { name: "Stuck" },
+      model: { provider: "scripted", turns: [{ toolCalls: [{ name: "forever", args: {} }] }] },
+      tools: [{ name: "forever", description: "Never answered", executionType: "external", visible: false, timeout: 600_000, inputSchema: { type: "object" } }],
+      limits: { cycleTimeout: 1_000 },
+    });
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
+    const [run] = await waitForRuns(agent.id, 1, 10_000);
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/abort/i);
+  });
+});

@@ -92,9 +92,11 @@ export const AgentConfig = z
         toolResponseMaxBytes: z.number().int().positive().max(10_000_000).default(100_000),
         /** Approximate token budget of the consciousness kept across cycles. */
         consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
+        /** A cycle that runs longer is aborted and fails (its events are retried). */
+        cycleTimeout: z.number().int().min(1_000).max(14 * 60 * 1000).default(10 * 60 * 1000),
       })
       .strict()
-      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000 }),
+      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000 }),
   })
   .strict()
   .superRefine((config, context) => {

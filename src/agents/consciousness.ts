@@ -37,3 +37,28 @@ export function trimConsciousness(messages: ModelMessage[], budgetTokens: number
   }
   return kept.flat();
 }
+
+/** Tool results bigger than this are shortened in the consciousness (the model saw them whole in their cycle). */
+export const maxRememberedResultChars = 16_000;
+
+/**
+ * Shortens large tool results before they are stored, so one cycle full of big
+ * answers cannot outgrow the object's storage or crowd out every older cycle.
+ */
+export function compactToolResults(messages: ModelMessage[], maxChars = maxRememberedResultChars): ModelMessage[] {
+  return messages.map((message) => {
+    if (message.role !== "tool") return message;
+    return {
+      ...message,
+      content: message.content.map((part) => {
+        if (part.type !== "tool-result") return part;
+        const text = JSON.stringify(part.output);
+        if (text.length <= maxChars) return part;
+        return {
+          ...part,
+          output: { type: "text" as const, value: `[${text.length} characters; shortened in memory] ${text.slice(0, maxChars)}…` },
+        };
+      }),
+    };
+  });
+}

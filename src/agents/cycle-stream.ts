@@ -139,6 +139,9 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
       case "error":
         streamError = part.error;
         break;
+      case "abort":
+        streamError ??= new Error(`The cycle was aborted${part.reason ? `: ${part.reason}` : ""} (limits.cycleTimeout)`);
+        break;
       default:
         break;
     }

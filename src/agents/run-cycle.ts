@@ -21,7 +21,7 @@ import { createConfiguredTools } from "../tools/engine/configured-tools";
 import { SerialQueue } from "../tools/serial-queue";
 import { consumeCycleStream, emptyUsage, errorMessage } from "./cycle-stream";
 import type { AgentStorage } from "./agent-storage";
-import { trimConsciousness } from "./consciousness";
+import { compactToolResults, trimConsciousness } from "./consciousness";
 import type { CycleContext, ToolRuntime } from "./cycle-context";
 import { DeferredMap } from "./deferred-map";
 import type { QueuedEvent } from "./inbox-event";
@@ -150,6 +150,8 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
       stopWhen: [isStepCount(agent.config.loop.maxSteps), hasToolCall("skip")],
       toolCallConcurrency: agent.config.limits.maxConcurrentTools,
       maxRetries: 2,
+      // Nothing waits forever: a cycle past its deadline is aborted and fails.
+      abortSignal: AbortSignal.timeout(agent.config.limits.cycleTimeout),
       ...(agent.config.model.temperature !== undefined && { temperature: agent.config.model.temperature }),
       ...(agent.config.model.maxOutputTokens !== undefined && { maxOutputTokens: agent.config.model.maxOutputTokens }),
     });
@@ -161,7 +163,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
     const response = await result.response;
     storage.set(
       "consciousness",
-      trimConsciousness([...previous, userMessage, ...response.messages], agent.config.limits.consciousnessTokens),
+      trimConsciousness(compactToolResults([...previous, userMessage, ...response.messages]), agent.config.limits.consciousnessTokens),
     );
     await finishRun(host, database, counter, { runId, status: "completed", steps, toolCalls: [...toolCalls.values()], usage, spaceIds, spaceEvents });
     storage.complete(runId);

@@ -33,3 +33,20 @@ describe("consciousness trimming", () => {
     expect(trimConsciousness(messages, 1_000)).toEqual(cycle(2, 50_000));
   });
 });
+
+describe("remembering big tool results", () => {
+  it("shortens large tool results before storing them and leaves small ones alone", async () => {
+    const { compactToolResults } = await import("../../src/agents/consciousness");
+    const big = { type: "json" as const, value: { data: "y".repeat(50_000) } };
+    const messages: ModelMessage[] = [
+      ...cycle(1),
+      { role: "tool", content: [{ type: "tool-result", toolCallId: "big", toolName: "fetch", output: big }] },
+    ];
+    const compacted = compactToolResults(messages, 1_000);
+    expect(compacted.slice(0, 3)).toEqual(messages.slice(0, 3));
+    const part = (compacted[3].content as { output: { type: string; value: string } }[])[0];
+    expect(part.output.type).toBe("text");
+    expect(part.output.value.length).toBeLessThan(1_100);
+    expect(part.output.value).toContain("shortened in memory");
+  });
+});
