@@ -17,6 +17,7 @@ export default defineConfig(async () => {
             GATEWAY_PUBLIC_KEY: "test-public-key",
             JWT_SECRET: "test-jwt-secret-that-is-long-enough",
             WEBHOOK_SECRET: "test-webhook-secret",
+            TOOL_API_TOKEN: "test-tool-token",
           },
         },
       }),

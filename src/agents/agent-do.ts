@@ -56,6 +56,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       setDeadline: (deadline) => {
         this.#storage.setDeadline(deadline);
         void this.#scheduleAlarm();
+        // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
+        if (deadline.kind === "call_expiry") this.#expireLater(deadline);
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
       sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
@@ -89,6 +91,15 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (delivery === "inbox") await this.#scheduleAlarm();
     this.#publish("tool.result.received", { toolCallId: settlement.toolCallId, runId: settlement.runId, delivery });
     return { delivery };
+  }
+
+  /** Expires a call now (its `expiresAt` has passed); a no-op if it was already settled. */
+  async expireToolCall(agentId: string, toolCallId: string): Promise<{ expired: boolean }> {
+    this.#remember(agentId);
+    const expired = await expireToolCall(this.env, toolCallId, this.#waiters, this.#storage);
+    this.#storage.deleteDeadline(`expiry:${toolCallId}`);
+    if (expired) await this.#scheduleAlarm();
+    return { expired };
   }
 
   /** The config was replaced: reload it, and restart a scripted model's turns. */
@@ -171,6 +182,15 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   // ── internals ──────────────────────────────────────────────────────────
+
+  #expireLater(deadline: Deadline): void {
+    const { toolCallId } = deadline.payload as { toolCallId: string };
+    const agentId = this.#agentId();
+    if (!agentId) return;
+    setTimeout(() => {
+      this.expireToolCall(agentId, toolCallId).catch((error: unknown) => console.error("expiry failed", toolCallId, error));
+    }, Math.max(0, deadline.dueAt - Date.now()));
+  }
 
   #agentId(): string | undefined {
     return this.#storage.get<string>("agent_id");

@@ -124,7 +124,8 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
     const observers: ToolStreamObserver[] = [createSendMessageStreamer(context), ...configured.observers];
 
     const previous = storage.get<ModelMessage[]>("consciousness") ?? [];
-    const userMessage: ModelMessage = { role: "user", content: inboxMessage(events, now) };
+    const maxEventChars = agent.config.limits.toolResponseMaxBytes;
+    const userMessage: ModelMessage = { role: "user", content: inboxMessage(events, now, maxEventChars) };
     const system = buildSystemPrompt({
       system: agent.config.agent.system,
       description: agent.config.agent.description,
@@ -134,6 +135,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
       ...known,
       events,
       now,
+      maxEventChars,
     });
 
     const model = createModel(agent.config.model, env, {

@@ -20,23 +20,33 @@ export type PromptInput = {
   plans: Plan[];
   events: QueuedEvent[];
   now: Date;
+  /** The agent's `limits.toolResponseMaxBytes`: the cap on each inbox payload the model sees. */
+  maxEventChars?: number;
 };
 
 function section(title: string, lines: string[]): string {
   return `## ${title}\n${lines.length > 0 ? lines.join("\n") : "(none)"}`;
 }
 
-export function describeEvent(queued: QueuedEvent): string {
+/** Inbox payloads (tool results, external data) shown to the model are cut to this many characters by default. */
+export const defaultMaxEventChars = 16_000;
+
+function clip(value: unknown, maxChars: number): string {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}… [${text.length - maxChars} more characters cut]`;
+}
+
+export function describeEvent(queued: QueuedEvent, maxChars = defaultMaxEventChars): string {
   const event = queued.event;
   switch (event.type) {
     case "space_message":
       return `space_message in "${event.spaceName ?? event.spaceId}" (${event.spaceId}) from ${event.entityName ?? "?"} (${event.entityId}): ${JSON.stringify(event.text)}${event.mentions?.length ? ` mentions: ${event.mentions.join(", ")}` : ""}`;
     case "tool_result":
-      return `tool_result for ${event.toolName} (callId ${event.toolCallId}, run ${event.runId}): ${event.error ? `error: ${event.error}` : JSON.stringify(event.result)}`;
+      return `tool_result for ${event.toolName} (callId ${event.toolCallId}, run ${event.runId}): ${event.error ? `error: ${event.error}` : clip(event.result, maxChars)}`;
     case "plan_due":
       return `plan_due "${event.name}" (due ${event.dueAt}): ${event.instruction}`;
     case "external":
-      return `external: ${JSON.stringify(event.data)}`;
+      return `external: ${clip(event.data, maxChars)}`;
   }
 }
 
@@ -68,12 +78,12 @@ export function buildSystemPrompt(input: PromptInput): string {
       "People only see what you send with send_message into your active space. Use skip when there is nothing to do.",
       "Tool results that say pending arrive later as tool_result events in your inbox.",
     ]),
-    section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued)}`)),
+    section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
   ];
   return parts.join("\n\n");
 }
 
 /** The user message that records this cycle's inbox in the consciousness. */
-export function inboxMessage(events: QueuedEvent[], now: Date): string {
-  return [`[inbox at ${now.toISOString()}: ${events.length} event${events.length === 1 ? "" : "s"}]`, ...events.map((queued) => `- ${describeEvent(queued)}`)].join("\n");
+export function inboxMessage(events: QueuedEvent[], now: Date, maxEventChars = defaultMaxEventChars): string {
+  return [`[inbox at ${now.toISOString()}: ${events.length} event${events.length === 1 ? "" : "s"}]`, ...events.map((queued) => `- ${describeEvent(queued, maxEventChars)}`)].join("\n");
 }

@@ -9,6 +9,7 @@ import { notFound } from "../errors";
 import { createId } from "../ids";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { requireSecret } from "./authorize";
+import { checkToolSecrets } from "./check-tool-secrets";
 import { createRouter } from "./context";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
@@ -39,6 +40,7 @@ export const agentRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { config } = c.req.valid("json");
+      checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
       const id = createId("agt");
       const entityId = createId("ent");
@@ -78,6 +80,7 @@ export const agentRoutes = createRouter()
       requireSecret(c);
       const { agentId } = c.req.valid("param");
       const { config } = c.req.valid("json");
+      checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
       if (!agent) throw notFound("Agent", agentId);

@@ -10,6 +10,7 @@ import { getDatabase } from "../db/client";
 import { isMember } from "../db/spaces";
 import { ApiError, forbidden } from "../errors";
 import { getPendingCall, type PendingCall, transitionPendingCall } from "../tools/engine/pending-calls";
+import { resultError } from "../tools/engine/cap-result";
 import { settleCard } from "../tools/engine/tool-events";
 import { createRouter, type ApiContext } from "./context";
 import { ErrorResponse, jsonBody, jsonContent, RunIdParam, writeErrorResponses } from "./schemas";
@@ -76,6 +77,13 @@ export const toolResultRoutes = createRouter().openapi(
     if (call.runId !== runId) throw forbidden(`Tool call "${body.callId}" belongs to another run`);
     await authorize(c, call);
     if (call.status === "resolved" || call.status === "expired") return c.json(answerForResolved(call, result, call.agentEntityId), 200);
+    if (call.expiresAt && Date.parse(call.expiresAt) <= Date.now()) {
+      // Past its expiry even if no timer has fired yet (the alarm waits while a cycle runs): expire it now.
+      await agentStub(c.env, call.agentId).expireToolCall(call.agentId, call.toolCallId);
+      const current = await getPendingCall(database, call.toolCallId);
+      if (current?.status === "expired") throw new ApiError(410, "gone", `Tool call "${call.toolCallId}" expired at ${call.expiresAt}`);
+      if (current) return c.json(answerForResolved(current, result, call.agentEntityId), 200);
+    }
 
     // Exactly one submission wins each transition; the losers see the winner's result.
     let previousStatus: "waiting" | "pending" = "waiting";
@@ -89,6 +97,17 @@ export const toolResultRoutes = createRouter().openapi(
       if (!current) throw new ApiError(404, "not_found", `Tool call "${body.callId}" not found`);
       return c.json(answerForResolved(current, result, call.agentEntityId), 200);
     }
+    // The card completes before the agent hears: on the space stream, `tool.done`
+    // comes before anything the agent does with the result.
+    if (call.spaceId && call.messageId) {
+      const error = resultError(result);
+      await settleCard(
+        c.env,
+        { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
+        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+        error !== undefined ? { error } : { result },
+      );
+    }
     await agentStub(c.env, call.agentId).settleToolCall(call.agentId, {
       toolCallId: call.toolCallId,
       runId: call.runId,
@@ -96,14 +115,6 @@ export const toolResultRoutes = createRouter().openapi(
       previousStatus,
       result,
     });
-    if (call.spaceId && call.messageId) {
-      await settleCard(
-        c.env,
-        { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
-        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
-        { result },
-      );
-    }
     return c.json({ success: true as const, agentEntityId: call.agentEntityId }, 200);
   },
 );

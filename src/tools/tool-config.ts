@@ -3,6 +3,7 @@
  * typo is refused with its path instead of silently ignored.
  */
 import { z } from "@hono/zod-openapi";
+import { checkGatewayConfig } from "./gateway/check-gateway-config";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -70,6 +71,11 @@ export const ToolConfig = z
       }
       if (tool.inputSchema === undefined) {
         context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
+      }
+    }
+    if (tool.executionType === "gateway") {
+      for (const problem of checkGatewayConfig(tool.execution)) {
+        context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
       }
     }
     if (tool.executionType === "prebuilt" && !prebuiltActions.includes(tool.execution.action)) {

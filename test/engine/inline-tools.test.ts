@@ -69,7 +69,7 @@ describe("inline execution types", () => {
       executionType: "gateway",
       visible: false,
       inputSchema: { type: "object", properties: { city: { type: "string" }, q: { type: "string" } }, required: ["city", "q"] },
-      execution: { url: "http://api.test/echo/weather/{{city}}?q={{q}}&units=metric", method: "GET", headers: { authorization: "Bearer ${env.WEBHOOK_SECRET}" } },
+      execution: { url: "http://api.test/echo/weather/{{city}}?q={{q}}&units=metric", method: "GET", headers: { authorization: "Bearer ${env.TOOL_API_TOKEN}" } },
     };
     const world = await toolWorld([echo], () => [{ toolCalls: [{ name: "lookup", args: { city: "../../admin?x=1#", q: "a&units=imperial" } }, skip] }]);
     await world.wake();
@@ -77,7 +77,7 @@ describe("inline execution types", () => {
     const result = run.toolCalls[0].result as { rawPath: string; query: Record<string, string>; headers: Record<string, string> };
     expect(result.rawPath).toBe("/echo/weather/..%2F..%2Fadmin%3Fx%3D1%23");
     expect(result.query).toEqual({ q: "a&units=imperial", units: "metric" });
-    expect(result.headers.authorization).toBe("Bearer test-webhook-secret");
+    expect(result.headers.authorization).toBe("Bearer test-tool-token");
     world.close();
   });
 

@@ -8,6 +8,9 @@ import { argumentText, lookupArgument, placeholderPattern } from "./template-arg
 
 export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: false; error: string };
 
+/** The gateway's own keys never leave it, whatever a tool config asks. */
+export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
+
 const slotPattern = new RegExp(`\\$\\{env\\.([A-Za-z_][A-Za-z0-9_]*)\\}|${placeholderPattern.source}`, "g");
 const forbiddenCharacters = /[\r\n\0]/;
 
@@ -21,8 +24,9 @@ export function fillHeaders(
     let error: string | undefined;
     const value = template.replace(slotPattern, (_slot, secretName: string | undefined, argumentName: string | undefined) => {
       if (secretName !== undefined) {
-        const secret = env[secretName];
-        if (typeof secret !== "string") error ??= `Header "${name}" uses the secret "${secretName}", which is not set`;
+        const secret = reservedSecretNames.has(secretName) ? undefined : env[secretName];
+        if (reservedSecretNames.has(secretName)) error ??= `Header "${name}" may not use the gateway's own secret "${secretName}"`;
+        else if (typeof secret !== "string") error ??= `Header "${name}" uses the secret "${secretName}", which is not set`;
         else if (forbiddenCharacters.test(secret)) error ??= `The secret "${secretName}" contains a line break`;
         return typeof secret === "string" ? secret : "";
       }
