@@ -8,7 +8,13 @@
  * - `http://api.test/echo…` answers JSON describing the request;
  *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
  *   lazily), `/text` (not JSON).
+ * - `http://mcp.test/mcp` is an MCP server (Streamable HTTP, stateless) with
+ *   the tools `add`, `fail` and `hidden`; it records the auth header it saw.
  */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { z } from "zod";
+
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
 
 const recorded = new Map<string, Recorded[]>();
@@ -70,8 +76,23 @@ async function api(request: Request, url: URL): Promise<Response> {
   return json({ error: "no such fake route" }, 404);
 }
 
+async function mcp(request: Request): Promise<Response> {
+  const server = new McpServer({ name: "fake-mcp", version: "1.0.0" });
+  server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: "text", text: String(a + b) }],
+  }));
+  server.registerTool("fail", { description: "Always fails" }, async () => ({ isError: true, content: [{ type: "text", text: "it broke" }] }));
+  server.registerTool("hidden", { description: "Not allowed for agents" }, async () => ({ content: [{ type: "text", text: "secret" }] }));
+  const authorization = request.headers.get("authorization");
+  if (authorization) recorded.set("mcp-auth", [{ method: request.method, url: request.url, headers: { authorization }, body: "", at: Date.now() }]);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  return transport.handleRequest(request);
+}
+
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.hostname === "mcp.test") return mcp(request);
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
   return json({ error: `tests may not reach ${url.hostname}` }, 502);

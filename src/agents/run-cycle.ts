@@ -18,6 +18,7 @@ import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
 import { createConfiguredTools } from "../tools/engine/configured-tools";
+import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
 import { SerialQueue } from "../tools/serial-queue";
 import { consumeCycleStream, emptyUsage, errorMessage } from "./cycle-stream";
 import type { AgentStorage } from "./agent-storage";
@@ -69,6 +70,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
   const toolCalls = new Map<string, RunToolCall>();
   const trigger = events.map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: queued.attempts + 1, ...queued.event }));
   let spaceIds: string[] = [];
+  let mcp: McpTools | undefined;
 
   try {
     const [, spaces] = await Promise.all([
@@ -120,7 +122,14 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
 
     const builtinQueue = new SerialQueue();
     const configured = createConfiguredTools(context);
-    const tools: ToolSet = { ...configured.tools, ...createBuiltinTools(context, builtinQueue) };
+    mcp = await loadMcpTools(agent.config.mcp?.servers ?? [], {
+      env,
+      toolTimeoutMs: agent.config.limits.toolTimeout,
+      maxResultBytes: agent.config.limits.toolResponseMaxBytes,
+      report: host.publish,
+    });
+    // Built-ins win a name clash, then the agent's own tools, then MCP tools.
+    const tools: ToolSet = { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, builtinQueue) };
     const observers: ToolStreamObserver[] = [createSendMessageStreamer(context), ...configured.observers];
 
     const previous = storage.get<ModelMessage[]>("consciousness") ?? [];
@@ -191,6 +200,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
     return { runId, status: "failed", error: message };
   } finally {
     storage.delete("active_run");
+    await mcp?.close();
   }
 }
 

@@ -1,7 +1,7 @@
-/** Refuses an agent config whose gateway tools name secrets this deployment does not have. */
+/** Refuses an agent config whose gateway tools or MCP servers name secrets this deployment does not have. */
 import type { AgentConfig } from "../agents/agent-config";
 import type { AppEnv } from "../env";
-import { checkGatewayConfig } from "../tools/gateway/check-gateway-config";
+import { checkGatewayConfig, checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
 import { validationError } from "./context";
 
 export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
@@ -10,5 +10,8 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
       ? checkGatewayConfig(tool.execution, env).map((problem) => ({ path: ["config", "tools", index, "execution", ...problem.path], message: problem.message }))
       : [],
   );
+  (config.mcp?.servers ?? []).forEach((server, index) => {
+    for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: ["config", "mcp", "servers", index, ...problem.path], message: problem.message });
+  });
   if (issues.length > 0) throw validationError(issues, "body");
 }

@@ -22,7 +22,14 @@ export function checkGatewayConfig(execution: GatewayExecutionInput, env?: Recor
   if ((execution.method ?? "GET") === "GET" && execution.body !== undefined && execution.body !== null) {
     problems.push({ path: ["body"], message: "A GET tool cannot have a body" });
   }
-  for (const [header, value] of Object.entries(execution.headers ?? {})) {
+  problems.push(...checkHeaderSecrets(execution.headers, env));
+  return problems;
+}
+
+/** `${env.NAME}` in header values: never the gateway's own keys; set, when the env is known. */
+export function checkHeaderSecrets(headers: Record<string, string> | undefined, env?: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [header, value] of Object.entries(headers ?? {})) {
     for (const [, secret] of value.matchAll(secretPattern)) {
       if (reservedSecretNames.has(secret)) problems.push({ path: ["headers", header], message: `The gateway's own secret "${secret}" cannot be sent to a tool` });
       else if (env && typeof env[secret] !== "string") {
