@@ -79,3 +79,19 @@ describe("an agent that lives", () => {
     expect(runs.every((run) => run.status === "completed")).toBe(true);
   });
 });
+
+describe("deleting an agent", () => {
+  it("its spaces hear that it left, and its object forgets it", async () => {
+    const ada = await createHuman("Ada");
+    const spaceId = await createSpace([ada]);
+    const agent = await createAgent(scriptedConfig([]));
+    await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
+    const { collector, close } = await openWebSocket(`/api/spaces/${spaceId}/stream`, await memberHeaders(ada));
+    expect((await secret(`/api/agents/${agent.id}`, { method: "DELETE" })).status).toBe(200);
+    await collector.waitFor((event) => event.type === "space.member.left" && event.data.entityId === agent.entityId);
+    expect((await secret(`/api/agents/${agent.id}`)).status).toBe(404);
+    const space = await secret<{ memberIds: string[] }>(`/api/spaces/${spaceId}`);
+    expect(space.body.memberIds).toEqual([ada]);
+    close();
+  });
+});

@@ -8,6 +8,8 @@ import { agents, entities } from "../db/schema";
 import { notFound } from "../errors";
 import { createId } from "../ids";
 import { agentLifecycle } from "../agents/agent-lifecycle";
+import { listSpacesOfEntity } from "../db/spaces";
+import { spaceStub } from "../spaces/space-stub";
 import { requireSecret } from "./authorize";
 import { checkToolSecrets } from "./check-tool-secrets";
 import { createRouter } from "./context";
@@ -107,9 +109,12 @@ export const agentRoutes = createRouter()
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
       if (!agent) throw notFound("Agent", agentId);
+      const spaces = await listSpacesOfEntity(database, agent.entityId);
       // The entity row cascades to the agent row and its memberships.
       await database.delete(entities).where(eq(entities.id, agent.entityId));
       await agentLifecycle.deleted(c.env, agentId);
+      // Its spaces hear that it left, as for any removed member.
+      await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(space.id, agent.entityId)));
       return c.json({ success: true as const }, 200);
     },
   );
