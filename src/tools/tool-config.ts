@@ -73,7 +73,7 @@ export const ToolConfig = z
         context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
       }
     }
-    if (tool.executionType === "gateway") {
+    if (tool.executionType === "gateway" && /^https?:\/\//i.test(tool.execution.url)) {
       for (const problem of checkGatewayConfig(tool.execution)) {
         context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
       }
