@@ -278,7 +278,7 @@ function report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSid
   );
   if (measuredCycles) {
     const outside = (statsDelta - runTotal) / measuredCycles;
-    console.log(`  → outside the run records: ${outside.toFixed(2)} per cycle (message route reads, listAgentMembers, two message INSERTs expected: 6)`);
+    console.log(`  → outside the run records: ${outside.toFixed(2)} per cycle (the POST /messages route's reads, the wake's listAgentMembers, the SpaceDO's INSERTs of the human's message and the reply)`);
     if (statsDelta < runTotal) console.log("  ! the stats delta is smaller than the run records' sum: the isolate counter does not see every statement (Worker and objects in different isolates?)");
   }
   console.log(`  floor: 3 D1 writes per cycle (INSERT run, INSERT message, UPDATE run), 0 reads`);

@@ -15,7 +15,7 @@
  * seconds (default 570). Needs Node 22 (global WebSocket): `npm run` puts the
  * project's Node 22 first on PATH.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -249,10 +249,22 @@ function snapshotWorkingTree(directory) {
   return app;
 }
 
+/** The commit the tree is on and how many files differ from it, for the record (never fails). */
+function describeTree() {
+  try {
+    const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", timeout: 5_000, stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const changed = git("status", "--porcelain").split("\n").filter(Boolean).length;
+    return `commit ${git("rev-parse", "--short", "HEAD")}${changed ? ` + ${changed} uncommitted change(s)` : ""}`;
+  } catch {
+    return "a tree that is not a git checkout";
+  }
+}
+
 async function startGateway() {
   const directory = temporaryDirectory("switchboard-bench-gateway-");
   const persistTo = join(directory, "state");
   const app = snapshotWorkingTree(directory);
+  log(`gateway: snapshot of ${describeTree()}`);
   const secrets = {
     GATEWAY_SECRET_KEY: randomBytes(32).toString("hex"),
     GATEWAY_PUBLIC_KEY: randomBytes(24).toString("hex"),
