@@ -83,3 +83,26 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe("space recovery", () => {
+  it("a message written to D1 whose broadcast was lost in a crash is logged before the next event: no gap, no reused seq", async () => {
+    const { env } = await import("cloudflare:workers");
+    const { evictDurableObject } = await import("cloudflare:test");
+    const ada = await createHuman();
+    const spaceId = await createSpace([ada]);
+    const first = await postMessage(spaceId, ada, "before the crash");
+    // The crash: the row for seq first.seq + 1 is in D1, its event never left the object.
+    await env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')")
+      .bind("msg_orphan", spaceId, first.seq + 1, ada, "written, not broadcast")
+      .run();
+    await evictDurableObject(env.SPACE.get(env.SPACE.idFromName(spaceId)));
+    const next = await postMessage(spaceId, ada, "after the restart");
+    expect(next.seq).toBe(first.seq + 2);
+    const { collector, close } = await openWebSocket(`/api/spaces/${spaceId}/stream?afterSeq=0`, await memberHeaders(ada));
+    await collector.waitFor((event) => event.data.id === next.id);
+    const seqs = collector.events.map((event) => event.seq);
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1));
+    expect(collector.events.find((event) => event.seq === first.seq + 1)?.data).toMatchObject({ id: "msg_orphan", text: "written, not broadcast" });
+    close();
+  });
+});

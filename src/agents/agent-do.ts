@@ -10,9 +10,10 @@ import { eq } from "drizzle-orm";
 import { getAgent, type AgentRecord } from "../db/agents";
 import { getDatabase } from "../db/client";
 import { runs } from "../db/schema";
+import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { ConnectionHub } from "../streams/connection-hub";
-import { EventLog } from "../streams/event-log";
+import { MemoryEventLog } from "../streams/memory-event-log";
 import { openStream } from "../streams/open-stream";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import { InboxEvent } from "./inbox-event";
@@ -31,10 +32,11 @@ type ActiveRun = { runId: string; startedAt: string };
 
 export class AgentDO extends DurableObject<AppEnv> {
   readonly #storage: AgentStorage;
-  readonly #log: EventLog;
+  readonly #log: MemoryEventLog;
   readonly #hub: ConnectionHub;
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
+  #spaces: { id: string; name: string }[] | undefined;
   #cycleRunning = false;
   readonly #waiters = new ToolWaiters();
   readonly #webhooks: WebhookSender;
@@ -43,7 +45,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage.sql);
-    this.#log = new EventLog(ctx.storage.sql, 2_000);
+    this.#log = new MemoryEventLog(2_000);
     this.#hub = new ConnectionHub(ctx);
     this.#webhooks = new WebhookSender({
       env,
@@ -100,6 +102,12 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#storage.deleteDeadline(`expiry:${toolCallId}`);
     if (expired) await this.#scheduleAlarm();
     return { expired };
+  }
+
+  /** The agent joined or left a space: its cached space list is stale. */
+  async membershipChanged(agentId: string): Promise<void> {
+    this.#remember(agentId);
+    this.#spaces = undefined;
   }
 
   /** The config was replaced: reload it, and restart a scripted model's turns. */
@@ -165,6 +173,10 @@ export class AgentDO extends DurableObject<AppEnv> {
             storage: this.#storage,
             agent,
             loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
+            loadSpaces: async (database) => {
+              this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
+              return this.#spaces;
+            },
             invalidateKnowledge: () => {
               this.#knowledge = undefined;
             },

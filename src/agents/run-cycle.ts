@@ -6,7 +6,7 @@
  */
 import { type ModelMessage, hasToolCall, isStepCount, streamText, type ToolSet } from "ai";
 import { eq } from "drizzle-orm";
-import { createDatabase, type StatementCounter } from "../db/client";
+import { createDatabase, type Database, type StatementCounter } from "../db/client";
 import type { AgentRecord } from "../db/agents";
 import type { RunStep, RunToolCall, RunUsage } from "../db/runs";
 import { runs } from "../db/schema";
@@ -45,6 +45,8 @@ export type CycleHost = {
   storage: AgentStorage;
   agent: AgentRecord;
   loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge>;
+  /** The spaces the agent belongs to (cached by the agent object, refreshed on membership changes). */
+  loadSpaces(database: Database): Promise<{ id: string; name: string }[]>;
   invalidateKnowledge(): void;
   plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
   publish(type: string, data: Record<string, unknown>): void;
@@ -71,12 +73,15 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
   const trigger = events.map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: queued.attempts + 1, ...queued.event }));
   let spaceIds: string[] = [];
   let mcp: McpTools | undefined;
+  let runInserted: Promise<void> = Promise.resolve();
 
   try {
-    const [, spaces] = await Promise.all([
-      database.insert(runs).values({ id: runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger }),
-      listSpacesOfEntity(database, agent.entityId),
-    ]);
+    // The run row is written while the cycle starts thinking; it is awaited before the run closes.
+    runInserted = database
+      .insert(runs)
+      .values({ id: runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger })
+      .then(() => undefined);
+    const spaces = await host.loadSpaces(database);
     spaceIds = spaces.map((space) => space.id);
     host.publish("agent.cycle.started", { runId, trigger });
     for (const spaceId of spaceIds) {
@@ -176,6 +181,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
       "consciousness",
       trimConsciousness(compactToolResults([...previous, userMessage, ...response.messages]), agent.config.limits.consciousnessTokens),
     );
+    await runInserted;
     await finishRun(host, database, counter, { runId, status: "completed", steps, toolCalls: [...toolCalls.values()], usage, spaceIds, spaceEvents });
     storage.complete(runId);
     return { runId, status: "completed" };
@@ -184,6 +190,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefine
     await spaceEvents.drain().catch(() => undefined);
     const retried = storage.retryLater(runId, maxEventAttempts, retryBackoffMs);
     try {
+      await runInserted;
       await finishRun(host, database, counter, {
         runId,
         status: "failed",

@@ -35,12 +35,12 @@ async function deliver(env: AppEnv, targets: { agentId: string }[], event: Inbox
 export async function wakeAgentsForMessage(
   env: AppEnv,
   database: Database,
-  input: { message: Message; speaker: Speaker; spaceName?: string },
+  input: { message: Message; speaker: Speaker; spaceName?: string; agentMembers?: { agentId: string; entityId: string }[] },
 ): Promise<void> {
   const { message, speaker } = input;
   const mentions = new Set(message.mentions ?? []);
   if (speaker.type === "agent" && mentions.size === 0) return;
-  const agents = await listAgentMembers(database, message.spaceId);
+  const agents = input.agentMembers ?? (await listAgentMembers(database, message.spaceId));
   const targets = agents.filter(
     (agent) => agent.entityId !== speaker.entityId && (speaker.type !== "agent" || mentions.has(agent.entityId)),
   );

@@ -71,6 +71,7 @@ export const messageRoutes = createRouter()
         spaceId,
         spaceName: space.name,
         entityName: speaker.name,
+        agentMembers: context.agentMembers,
         entityId: speakerId,
         entityType: speaker.type,
         role: speaker.type === "agent" ? "assistant" : "user",

@@ -7,6 +7,7 @@ import { members, spaces } from "../db/schema";
 import { getSpace, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { createId } from "../ids";
+import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
 import { requireSecret, requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
@@ -54,6 +55,7 @@ export const spaceRoutes = createRouter()
         id,
         memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })),
       );
+      await notifyMembershipChanged(c.env, database, memberIds);
       return c.json({ id, name: input.name }, 201);
     },
   )
@@ -93,6 +95,7 @@ export const spaceRoutes = createRouter()
       const added = await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing().returning().get();
       if (!added) throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
       await spaceStub(c.env, spaceId).emit(spaceId, { type: "space.member.joined", data: { entityId: memberId } });
+      await notifyMembershipChanged(c.env, database, [memberId]);
       return c.json({ spaceId, entityId: memberId }, 201);
     },
   )
@@ -116,6 +119,7 @@ export const spaceRoutes = createRouter()
         .get();
       if (!removed) throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
       await spaceStub(c.env, spaceId).removeMember(spaceId, memberId);
+      await notifyMembershipChanged(c.env, database, [memberId]);
       return c.json({ success: true as const }, 200);
     },
   );

@@ -11,6 +11,7 @@ import { isMember } from "../db/spaces";
 import { ApiError, forbidden } from "../errors";
 import { getPendingCall, type PendingCall, transitionPendingCall } from "../tools/engine/pending-calls";
 import { resultError } from "../tools/engine/cap-result";
+import { spaceStub } from "../spaces/space-stub";
 import { settleCard } from "../tools/engine/tool-events";
 import { createRouter, type ApiContext } from "./context";
 import { ErrorResponse, jsonBody, jsonContent, RunIdParam, writeErrorResponses } from "./schemas";
@@ -102,7 +103,7 @@ export const toolResultRoutes = createRouter().openapi(
     if (call.spaceId && call.messageId) {
       const error = resultError(result);
       await settleCard(
-        c.env,
+        spaceStub(c.env, call.spaceId),
         { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
         { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
         error !== undefined ? { error } : { result },

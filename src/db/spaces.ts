@@ -48,13 +48,22 @@ export async function getEntityName(database: Database, entityId: string): Promi
 
 /**
  * What posting a message needs to know, in one D1 round trip: the space, the
- * speaker, and the space's member ids.
+ * speaker, the space's member ids, and which members are agents (who may wake).
  */
 export async function loadMessageContext(database: Database, spaceId: string, entityId: string) {
   const [spaceRows, speakerRows, memberRows] = await database.batch([
     database.select().from(spaces).where(eq(spaces.id, spaceId)).limit(1),
     database.select().from(entities).where(eq(entities.id, entityId)).limit(1),
-    database.select({ entityId: members.entityId }).from(members).where(eq(members.spaceId, spaceId)),
+    database
+      .select({ entityId: members.entityId, agentId: agents.id })
+      .from(members)
+      .leftJoin(agents, eq(members.entityId, agents.entityId))
+      .where(eq(members.spaceId, spaceId)),
   ]);
-  return { space: spaceRows[0], speaker: speakerRows[0], memberIds: memberRows.map((row) => row.entityId) };
+  return {
+    space: spaceRows[0],
+    speaker: speakerRows[0],
+    memberIds: memberRows.map((row) => row.entityId),
+    agentMembers: memberRows.flatMap((row) => (row.agentId ? [{ agentId: row.agentId, entityId: row.entityId }] : [])),
+  };
 }

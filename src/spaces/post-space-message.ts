@@ -17,6 +17,8 @@ export type SpaceMessageInput = {
   mentions: string[];
   entityName?: string;
   spaceName?: string;
+  /** The space's agent members, when the caller already read them. */
+  agentMembers?: { agentId: string; entityId: string }[];
 };
 
 export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
@@ -30,6 +32,7 @@ export async function postSpaceMessage(env: AppEnv, database: Database, input: S
     message,
     speaker: { entityId: input.entityId, name: input.entityName, type: input.entityType },
     spaceName: input.spaceName,
+    agentMembers: input.agentMembers,
   });
   return message;
 }

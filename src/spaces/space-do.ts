@@ -33,6 +33,7 @@ export class SpaceDO extends DurableObject<AppEnv> {
   readonly #hub: ConnectionHub;
   #queue: Promise<unknown> = Promise.resolve();
   #spaceId: string | undefined;
+  #recovered: Promise<void> | undefined;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -47,7 +48,6 @@ export class SpaceDO extends DurableObject<AppEnv> {
   postMessage(spaceId: string, input: NewMessage): Promise<Message> {
     return this.#serialize(async () => {
       this.#remember(spaceId);
-      await this.#recoverReservation();
       const now = new Date().toISOString();
       const message: Message = {
         id: input.id ?? createId("msg"),
@@ -61,15 +61,9 @@ export class SpaceDO extends DurableObject<AppEnv> {
       if (input.text !== undefined) message.text = input.text;
       if (input.parts !== undefined) message.parts = input.parts;
       if (input.mentions !== undefined && input.mentions.length > 0) message.mentions = input.mentions;
-      this.#reserve(message.seq);
-      try {
-        await insertMessage(getDatabase(this.env.DB), message);
-      } catch (error) {
-        this.#release();
-        throw error;
-      }
+      // D1 first: if this throws, the seq was never used and nothing was broadcast.
+      await insertMessage(getDatabase(this.env.DB), message);
       this.#emitNow(spaceId, { type: "space.message", data: fullMessage(message), publicData: redactMessage(message) }, now);
-      this.#release();
       return fullMessage(message);
     });
   }
@@ -162,7 +156,15 @@ export class SpaceDO extends DurableObject<AppEnv> {
   }
 
   #serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
+    const guarded = async () => {
+      this.#recovered ??= this.#recover().catch((error: unknown) => {
+        this.#recovered = undefined;
+        throw error;
+      });
+      await this.#recovered;
+      return task();
+    };
+    const run = this.#queue.then(guarded, guarded);
     this.#queue = run.catch(() => undefined);
     return run;
   }
@@ -176,33 +178,18 @@ export class SpaceDO extends DurableObject<AppEnv> {
     );
   }
 
-  /** Marks a seq as taken by a message whose D1 write is in flight. */
-  #reserve(seq: number): void {
-    this.ctx.storage.sql.exec(
-      "INSERT INTO space_meta (key, value) VALUES ('reserved_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      String(seq),
-    );
-  }
-
-  #release(): void {
-    this.ctx.storage.sql.exec("DELETE FROM space_meta WHERE key = 'reserved_seq'");
-  }
-
   /**
-   * If the object died between a message's D1 write and its broadcast, the
-   * message exists in D1 with the reserved seq: log and broadcast it now so
-   * the seq stays gap-free and is never reused.
+   * Once per instance, before the first emission: if the object died between
+   * a message's D1 write and its broadcast, D1 holds a message with the next
+   * seq. Log and broadcast it now, so seqs stay gap-free and are never reused.
    */
-  async #recoverReservation(): Promise<void> {
-    const row = this.ctx.storage.sql.exec<{ value: string }>("SELECT value FROM space_meta WHERE key = 'reserved_seq'").toArray()[0];
-    if (!row || !this.#spaceId) return;
-    const seq = Number(row.value);
-    if (seq === this.#log.nextSeq) {
-      const message = await findMessageBySeq(getDatabase(this.env.DB), this.#spaceId, seq);
-      if (message) {
-        this.#emitNow(this.#spaceId, { type: "space.message", data: fullMessage(message), publicData: redactMessage(message) }, message.createdAt);
-      }
+  async #recover(): Promise<void> {
+    if (!this.#spaceId) return;
+    const database = getDatabase(this.env.DB);
+    for (;;) {
+      const message = await findMessageBySeq(database, this.#spaceId, this.#log.nextSeq);
+      if (!message) return;
+      this.#emitNow(this.#spaceId, { type: "space.message", data: fullMessage(message), publicData: redactMessage(message) }, message.createdAt);
     }
-    this.#release();
   }
 }

@@ -1,52 +1,86 @@
 /**
- * Batches space events per space and delivers them in order with one SpaceDO
- * RPC per batch, so a model streaming hundreds of deltas costs a handful of
- * calls. `drain` resolves once everything queued so far has been delivered.
+ * A cycle's line to the spaces it talks to. Calls from one stub reach a
+ * Durable Object in the order they were made (E-order), and SpaceDO assigns
+ * seqs in arrival order, so everything a cycle sends to a space goes through
+ * one stub per space and is sent without waiting for the call before it:
+ * streamed events, then the message they announce, stay in order with no
+ * round trip in between. Events pushed within a short window travel in one
+ * batch (one call, one storage commit in the space), so a streamed reply costs
+ * a few calls, not one per delta.
  */
 import type { AppEnv } from "../env";
 import type { SpaceEventInput } from "./space-event";
-import { spaceStub } from "./space-stub";
+import { type SpaceRpc, spaceStub } from "./space-stub";
+
+/** How long streamed events wait for company: short enough to look live. */
+export const batchWindowMs = 16;
 
 export class SpaceEventBuffer {
-  #queues = new Map<string, SpaceEventInput[]>();
-  #flushing = new Map<string, Promise<void>>();
+  #stubs = new Map<string, SpaceRpc>();
+  #queued = new Map<string, SpaceEventInput[]>();
+  #inFlight = new Set<Promise<unknown>>();
+  #timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly env: AppEnv) {}
 
   push(spaceId: string, event: SpaceEventInput): void {
-    const queue = this.#queues.get(spaceId);
-    if (queue) queue.push(event);
-    else this.#queues.set(spaceId, [event]);
-    if (!this.#flushing.has(spaceId)) this.#flushing.set(spaceId, this.#flush(spaceId));
+    const queue = this.#queued.get(spaceId);
+    if (queue) {
+      queue.push(event);
+      return;
+    }
+    this.#queued.set(spaceId, [event]);
+    this.#timers.set(
+      spaceId,
+      setTimeout(() => this.#send(spaceId), batchWindowMs),
+    );
   }
 
-  /** Waits until every event pushed for the space (or all spaces) has been delivered. */
-  async drain(spaceId?: string): Promise<void> {
-    for (;;) {
-      const pending = spaceId ? [this.#flushing.get(spaceId)] : [...this.#flushing.values()];
-      const waiting = pending.filter((promise): promise is Promise<void> => promise !== undefined);
-      if (waiting.length === 0) return;
-      await Promise.all(waiting);
-    }
+  /**
+   * The space's stub, after every event pushed so far has been sent on it:
+   * a call made on it now is ordered after them.
+   */
+  ordered(spaceId: string): SpaceRpc {
+    this.#send(spaceId);
+    return this.#stub(spaceId);
   }
 
-  async #flush(spaceId: string): Promise<void> {
-    try {
-      // Let the current burst of pushes accumulate before the first call.
-      await Promise.resolve();
-      for (;;) {
-        const batch = this.#queues.get(spaceId);
-        if (!batch || batch.length === 0) break;
-        this.#queues.delete(spaceId);
-        try {
-          await spaceStub(this.env, spaceId).emitMany(spaceId, batch);
-        } catch (error) {
-          console.error("space event delivery failed", spaceId, error);
-        }
-      }
-    } finally {
-      this.#flushing.delete(spaceId);
-      if (this.#queues.get(spaceId)?.length) this.#flushing.set(spaceId, this.#flush(spaceId));
+  /** Resolves when every call sent so far has been answered. */
+  async drain(): Promise<void> {
+    for (const spaceId of [...this.#queued.keys()]) this.#send(spaceId);
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Tracks a call made on an ordered stub, so `drain` waits for it too. */
+  track<T>(call: Promise<T>): Promise<T> {
+    this.#inFlight.add(call);
+    void call.finally(() => this.#inFlight.delete(call)).catch(() => undefined);
+    return call;
+  }
+
+  #stub(spaceId: string): SpaceRpc {
+    let stub = this.#stubs.get(spaceId);
+    if (!stub) {
+      stub = spaceStub(this.env, spaceId);
+      this.#stubs.set(spaceId, stub);
     }
+    return stub;
+  }
+
+  #send(spaceId: string): void {
+    const timer = this.#timers.get(spaceId);
+    if (timer !== undefined) clearTimeout(timer);
+    this.#timers.delete(spaceId);
+    const batch = this.#queued.get(spaceId);
+    if (!batch) return;
+    this.#queued.delete(spaceId);
+    const call = this.#stub(spaceId)
+      .emitMany(spaceId, batch)
+      .catch((error: unknown) => {
+        console.error("space event delivery failed", spaceId, error);
+        // A failed stub may be broken for good: the next call gets a fresh one.
+        this.#stubs.delete(spaceId);
+      });
+    this.track(call);
   }
 }

@@ -14,9 +14,16 @@ export type StreamEvent = {
 
 export type LoggedEvent = { event: StreamEvent; publicEvent: StreamEvent };
 
+/** What the stream routes need of a log: append, the last seq, and replay. */
+export type StreamLog = {
+  readonly lastSeq: number;
+  append(envelope: Omit<StreamEvent, "seq">, publicData?: unknown): { frame: string; publicFrame: string; seq: number };
+  framesAfter(afterSeq: number, audience: "secret" | "public"): { seq: number; frame: string }[];
+};
+
 type EventRow = { seq: number; frame: string; public_frame: string | null };
 
-export class EventLog {
+export class EventLog implements StreamLog {
   #lastSeq: number;
   #appendsSinceTrim = 0;
 
@@ -28,8 +35,11 @@ export class EventLog {
       "CREATE TABLE IF NOT EXISTS event_log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL, public_frame TEXT)",
     );
     sql.exec("CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
-    const row = sql.exec<{ value: number }>("SELECT value FROM event_meta WHERE key = 'last_seq'").toArray()[0];
-    this.#lastSeq = row?.value ?? 0;
+    // The newest row holds the last seq (trimming always keeps the newest
+    // `retain` rows); event_meta keeps it too, written only when trimming.
+    const meta = sql.exec<{ value: number }>("SELECT value FROM event_meta WHERE key = 'last_seq'").toArray()[0];
+    const newest = sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").toArray()[0];
+    this.#lastSeq = Math.max(meta?.value ?? 0, newest?.seq ?? 0);
   }
 
   get lastSeq(): number {
@@ -61,11 +71,11 @@ export class EventLog {
       frame,
       publicFrame === frame ? null : publicFrame,
     );
-    this.sql.exec("INSERT INTO event_meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", seq);
     this.#lastSeq = seq;
     this.#appendsSinceTrim += 1;
     if (this.#appendsSinceTrim >= 500) {
       this.#appendsSinceTrim = 0;
+      this.sql.exec("INSERT INTO event_meta (key, value) VALUES ('last_seq', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", seq);
       this.sql.exec("DELETE FROM event_log WHERE seq <= ?", seq - this.retain);
     }
     return { frame, publicFrame, seq };

@@ -5,7 +5,7 @@
  */
 import { errorEnvelope } from "../errors";
 import type { Audience, ConnectionHub } from "./connection-hub";
-import type { EventLog } from "./event-log";
+import type { StreamLog } from "./event-log";
 
 export const subscriberHeaders = {
   audience: "x-switchboard-audience",
@@ -23,7 +23,7 @@ export function parseAfterSeq(value: string | null): { ok: true; value: number |
   return { ok: true, value: Number(value) };
 }
 
-export function openStream(request: Request, log: EventLog, hub: ConnectionHub): Response {
+export function openStream(request: Request, log: StreamLog, hub: ConnectionHub): Response {
   const url = new URL(request.url);
   const audience: Audience = request.headers.get(subscriberHeaders.audience) === "public" ? "public" : "secret";
   const entityId = request.headers.get(subscriberHeaders.entityId) ?? undefined;

@@ -1,19 +1,19 @@
 /**
- * All built-in tools of a cycle. Built-ins run one at a time in the order the
- * model called them, so `enter_space` then `send_message` in one parallel step
- * behaves as written.
+ * All built-in tools of a cycle. Built-ins take effect one at a time in the
+ * order the model called them, so `enter_space` then `send_message` in one
+ * parallel step behaves as written.
  */
 import type { Tool, ToolSet } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
 import { SerialQueue } from "../serial-queue";
 import { createKnowledgeTools } from "./knowledge-tools";
-import { createSpaceTools } from "./space-tools";
+import { createSpaceTools, selfOrderedTools } from "./space-tools";
 
 export function createBuiltinTools(context: CycleContext, queue: SerialQueue): ToolSet {
-  const tools: Record<string, Tool> = { ...createSpaceTools(context), ...createKnowledgeTools(context) };
+  const tools: Record<string, Tool> = { ...createSpaceTools(context, queue), ...createKnowledgeTools(context) };
   for (const [name, definition] of Object.entries(tools)) {
     const execute = definition.execute;
-    if (!execute) continue;
+    if (!execute || selfOrderedTools.has(name)) continue;
     tools[name] = { ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool;
   }
   return tools;

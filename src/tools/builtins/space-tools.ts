@@ -10,7 +10,7 @@ import { wakeMentionedAgents } from "../../agents/wake-agents";
 import { listRecentMessages } from "../../db/messages";
 import { createId } from "../../ids";
 import type { Message } from "../../spaces/message";
-import { spaceStub } from "../../spaces/space-stub";
+import type { SerialQueue } from "../serial-queue";
 
 const historySize = 20;
 
@@ -28,14 +28,23 @@ function compact(message: Message) {
   };
 }
 
-export function createSpaceTools(context: CycleContext) {
+/** Built-ins that take their place in the call order themselves (the rest of their work runs alongside). */
+export const selfOrderedTools: ReadonlySet<string> = new Set(["enter_space", "read_messages"]);
+
+export function createSpaceTools(context: CycleContext, order: SerialQueue) {
   return {
     enter_space: tool({
       description: "Enter a space you are a member of: it becomes your active space (where send_message and visible tools go). Returns its recent history.",
       inputSchema: z.object({ spaceId: z.string().describe("The id of the space") }),
       execute: async ({ spaceId }) => {
-        if (!(await context.isMemberOf(spaceId))) return { error: `You are not a member of space "${spaceId}"` };
-        context.setActiveSpaceId(spaceId);
+        // Entering is ordered with the other built-ins; reading the history is not, so a
+        // `send_message` right after it does not wait for the read.
+        const entered = await order.run(async () => {
+          if (!(await context.isMemberOf(spaceId))) return false;
+          context.setActiveSpaceId(spaceId);
+          return true;
+        });
+        if (!entered) return { error: `You are not a member of space "${spaceId}"` };
         const history = await listRecentMessages(context.database, spaceId, historySize);
         return { spaceId, name: context.spaces.get(spaceId), recentMessages: history.map(compact) };
       },
@@ -64,18 +73,18 @@ export function createSpaceTools(context: CycleContext) {
           context.setActiveSpaceId(undefined);
           return { error: `You are no longer a member of space "${spaceId}"` };
         }
-        // Every streamed delta must reach the space before the persisted message.
+        // Every streamed delta is handed to the space before the persisted message.
         await context.inputSettled(toolCallId);
-        await context.spaceEvents.drain(spaceId);
         const messageId = context.streamIds.get(toolCallId) ?? createId("msg");
         const uniqueMentions = [...new Set(mentions ?? [])].filter((id) => id !== context.agent.entityId);
-        const message = await spaceStub(context.env, spaceId).postMessage(spaceId, {
+        const stub = context.spaceEvents.ordered(spaceId);
+        const message = await context.spaceEvents.track(stub.postMessage(spaceId, {
           id: messageId,
           entityId: context.agent.entityId,
           role: "assistant",
           text,
           mentions: uniqueMentions,
-        });
+        }));
         if (uniqueMentions.length > 0) {
           await wakeMentionedAgents(context.env, context.database, {
             message,
@@ -95,7 +104,7 @@ export function createSpaceTools(context: CycleContext) {
         limit: z.number().int().min(1).max(100).optional(),
       }),
       execute: async ({ spaceId, offset, limit }) => {
-        const target = spaceId ?? context.getActiveSpaceId();
+        const target = await order.run(() => spaceId ?? context.getActiveSpaceId());
         if (!target) return { error: "No spaceId given and you are not in a space" };
         if (!(await context.isMemberOf(target))) return { error: `You are not a member of space "${target}"` };
         const messages = await listRecentMessages(context.database, target, limit ?? 20, offset ?? 0);

@@ -5,7 +5,6 @@
  * once; sync: wait up to `timeout`).
  */
 import type { CycleContext } from "../../agents/cycle-context";
-import { spaceStub } from "../../spaces/space-stub";
 import { stripTargetSpaceId } from "../display-tool-schema";
 import { executeGatewayTool } from "../gateway/execute-gateway-tool";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
@@ -45,14 +44,14 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   const pendingFlow = config.executionType === "external" || config.executionType === "space";
   let messageId: string | undefined;
   if (card) {
-    await context.spaceEvents.drain(card.spaceId);
     const status = pendingFlow ? "requires_action" : "running";
-    const message = await spaceStub(context.env, card.spaceId).postMessage(card.spaceId, {
+    const stub = context.spaceEvents.ordered(card.spaceId);
+    const message = await context.spaceEvents.track(stub.postMessage(card.spaceId, {
       entityId: context.agent.entityId,
       role: "tool",
       parts: [cardPart(card, { ...identity, runId: context.runId }, status)],
       status,
-    });
+    }));
     messageId = message.id;
   }
 
@@ -63,7 +62,7 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   const result = capResult(await runInline(context, resolved, args, call.abortSignal), context.config.limits.toolResponseMaxBytes);
   if (card && messageId) {
     const error = resultError(result);
-    await settleCard(context.env, { ...card, messageId }, identity, error !== undefined ? { error } : { result });
+    await settleCard(context.spaceEvents.ordered(card.spaceId), { ...card, messageId }, identity, error !== undefined ? { error } : { result });
   }
   return result;
 }
@@ -95,6 +94,5 @@ async function runInline(context: CycleContext, resolved: ResolvedTool, args: un
 
 /** A call that fails before it runs: the card that started streaming gets `tool.error`. */
 async function failEarly(context: CycleContext, card: ToolCard, call: { toolCallId: string; toolName: string; args: unknown }, error: string): Promise<void> {
-  await context.spaceEvents.drain(card.spaceId);
-  await toolFinished(context.env, card, call, { error });
+  await toolFinished(context.spaceEvents.ordered(card.spaceId), card, call, { error });
 }

@@ -8,6 +8,7 @@ import type { AgentStorage } from "../../agents/agent-storage";
 import { getDatabase } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { transitionPendingCall } from "./pending-calls";
+import { spaceStub } from "../../spaces/space-stub";
 import { settleCard } from "./tool-events";
 import type { ToolWaiters } from "./tool-waiters";
 
@@ -24,7 +25,7 @@ export async function expireToolCall(env: AppEnv, toolCallId: string, waiters: T
   }
   if (call.spaceId && call.messageId) {
     await settleCard(
-      env,
+      spaceStub(env, call.spaceId),
       { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
       { toolCallId, toolName: call.toolName, args: call.args },
       { error },

@@ -4,9 +4,8 @@
  * a `tool_call` part. For `display.mode: "minimal"` tools, public-key clients
  * get only the call's id, name and status.
  */
-import type { AppEnv } from "../../env";
 import type { SpaceEventBuffer } from "../../spaces/space-event-buffer";
-import { spaceStub } from "../../spaces/space-stub";
+import type { SpaceRpc } from "../../spaces/space-stub";
 import type { ToolCallPart } from "../../spaces/message";
 
 export type ToolCard = {
@@ -27,14 +26,13 @@ export function toolStreaming(buffer: SpaceEventBuffer, card: ToolCard, toolCall
   });
 }
 
-/** Emits `tool.done` or `tool.error` to the card's space right away. */
+/** Emits `tool.done` or `tool.error` to the card's space (through `stub`, for ordering). */
 export async function toolFinished(
-  env: AppEnv,
+  stub: SpaceRpc,
   card: ToolCard,
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
 ): Promise<void> {
-  const stub = spaceStub(env, card.spaceId);
   if ("error" in outcome) {
     await stub.emit(card.spaceId, {
       type: "tool.error",
@@ -65,18 +63,19 @@ export function cardPart(card: ToolCard, call: { toolCallId: string; toolName: s
 
 /** Moves a card's part to its final status and announces the outcome. */
 export async function settleCard(
-  env: AppEnv,
+  stub: SpaceRpc,
   card: ToolCard & { messageId: string },
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
 ): Promise<void> {
   const status = "error" in outcome ? "error" : "complete";
-  await spaceStub(env, card.spaceId).updateToolPart(
+  // Sent back to back on one stub: E-order keeps the update before the outcome.
+  const update = stub.updateToolPart(
     card.spaceId,
     card.messageId,
     call.toolCallId,
     "error" in outcome ? { status, result: { error: outcome.error } } : { status, result: outcome.result },
     status,
   );
-  await toolFinished(env, card, call, outcome);
+  await Promise.all([update, toolFinished(stub, card, call, outcome)]);
 }
