@@ -1,9 +1,10 @@
 /**
- * AgentDO: one per agent. Owns the durable inbox, runs one cycle at a time
- * from its alarm (alarms are retried, so a crashed cycle is picked up again),
- * multiplexes one alarm over a deadline table (plans; tool timeouts, call
- * expiry and webhook retries in the tool engine), and serves the agent's own
- * event stream.
+ * AgentDO: one per agent. Owns the durable inbox and runs one cycle at a time,
+ * starting as soon as an event arrives. One alarm is multiplexed over a
+ * deadline table (plans, tool timeouts, call expiry, webhook retries) and is
+ * the watchdog of a running cycle: if the object dies, the alarm wakes a fresh
+ * instance, which marks the run interrupted and runs its events again. Also
+ * serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
@@ -30,6 +31,9 @@ import { WebhookSender } from "../tools/engine/webhook-sender";
 
 type ActiveRun = { runId: string; startedAt: string };
 
+/** The watchdog alarm fires this long after a cycle's own deadline. */
+const watchdogGraceMs = 30_000;
+
 export class AgentDO extends DurableObject<AppEnv> {
   readonly #storage: AgentStorage;
   readonly #log: MemoryEventLog;
@@ -38,6 +42,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   #knowledge: Knowledge | undefined;
   #spaces: { id: string; name: string }[] | undefined;
   #cycleRunning = false;
+  #watchdogAt: number | undefined;
   readonly #waiters = new ToolWaiters();
   readonly #webhooks: WebhookSender;
   readonly #toolRuntime: ToolRuntime;
@@ -78,7 +83,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     const parsed = InboxEvent.parse(event);
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
-    await this.#scheduleAlarm();
+    this.#kick();
     return { eventId: id };
   }
 
@@ -90,7 +95,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   async settleToolCall(agentId: string, settlement: ToolCallSettlement): Promise<{ delivery: "inline" | "inbox" }> {
     this.#remember(agentId);
     const delivery = settleToolCall(settlement, this.#waiters, this.#storage);
-    if (delivery === "inbox") await this.#scheduleAlarm();
+    if (delivery === "inbox") this.#kick();
     this.#publish("tool.result.received", { toolCallId: settlement.toolCallId, runId: settlement.runId, delivery });
     return { delivery };
   }
@@ -100,7 +105,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#remember(agentId);
     const expired = await expireToolCall(this.env, toolCallId, this.#waiters, this.#storage);
     this.#storage.deleteDeadline(`expiry:${toolCallId}`);
-    if (expired) await this.#scheduleAlarm();
+    if (expired) this.#kick();
     return { expired };
   }
 
@@ -156,39 +161,64 @@ export class AgentDO extends DurableObject<AppEnv> {
     }
   }
 
+  /**
+   * The alarm: due deadlines (plans, expiries, webhook retries, lost waits),
+   * then any cycle that is owed. It is also the watchdog: armed while a cycle
+   * runs, it wakes a fresh instance after a crash, which recovers the
+   * interrupted run.
+   */
   override async alarm(): Promise<void> {
     try {
       await this.#processDeadlines();
-      while (!this.#cycleRunning && this.#storage.readyCount() > 0) {
+      await this.#runCycles();
+    } finally {
+      await this.#scheduleAlarm();
+    }
+  }
+
+  // ── cycles ─────────────────────────────────────────────────────────────
+
+  /** Starts cycles now, without making the caller wait for them. */
+  #kick(): void {
+    if (this.#cycleRunning) return;
+    this.ctx.waitUntil(this.#runCycles().catch((error: unknown) => console.error("cycles failed", error)));
+  }
+
+  /** Runs cycles, one at a time, until no inbox event is ready. */
+  async #runCycles(): Promise<void> {
+    if (this.#cycleRunning) return;
+    this.#cycleRunning = true;
+    try {
+      while (this.#storage.readyCount() > 0) {
         const agent = await this.#loadAgent();
         if (!agent) {
           // The agent is gone: nothing will ever process these events.
           await this.destroy();
           return;
         }
-        this.#cycleRunning = true;
-        try {
-          await runCycle({
-            env: this.env,
-            storage: this.#storage,
-            agent,
-            loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
-            loadSpaces: async (database) => {
-              this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
-              return this.#spaces;
-            },
-            invalidateKnowledge: () => {
-              this.#knowledge = undefined;
-            },
-            plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
-            publish: (type, data) => this.#publish(type, data),
-            toolRuntime: this.#toolRuntime,
-          });
-        } finally {
-          this.#cycleRunning = false;
-        }
+        // If this instance dies mid-cycle, the alarm wakes a new one to recover.
+        this.#watchdogAt = Date.now() + agent.config.limits.cycleTimeout + watchdogGraceMs;
+        await this.#scheduleAlarm();
+        await runCycle({
+          env: this.env,
+          storage: this.#storage,
+          agent,
+          loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
+          loadSpaces: async (database) => {
+            this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
+            return this.#spaces;
+          },
+          invalidateKnowledge: () => {
+            this.#knowledge = undefined;
+          },
+          plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
+          publish: (type, data) => this.#publish(type, data),
+          toolRuntime: this.#toolRuntime,
+        });
       }
     } finally {
+      this.#cycleRunning = false;
+      this.#watchdogAt = undefined;
       await this.#scheduleAlarm();
     }
   }
@@ -285,16 +315,28 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#plansChanged([{ planId, nextRunAt: next }], []);
   }
 
+  /**
+   * Sets the one alarm to the earliest of: a deadline, an inbox event coming
+   * out of backoff (only when no cycle runs; a running loop takes them), and
+   * the watchdog of a running cycle.
+   */
   async #scheduleAlarm(): Promise<void> {
     const candidates: number[] = [];
     const deadline = this.#storage.earliestDeadline();
     if (deadline !== undefined) candidates.push(deadline);
-    const ready = this.#storage.nextReadyAt();
-    if (ready !== undefined) candidates.push(ready);
-    if (candidates.length === 0) return;
-    const at = Math.max(Date.now(), Math.min(...candidates));
+    if (this.#cycleRunning) {
+      if (this.#watchdogAt !== undefined) candidates.push(this.#watchdogAt);
+    } else {
+      const ready = this.#storage.nextReadyAt();
+      if (ready !== undefined) candidates.push(ready);
+    }
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    if (candidates.length === 0) {
+      if (current !== null) await this.ctx.storage.deleteAlarm();
+      return;
+    }
+    const at = Math.max(Date.now(), Math.min(...candidates));
+    if (current !== at) await this.ctx.storage.setAlarm(at);
   }
 
   /**
