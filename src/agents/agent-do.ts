@@ -1,10 +1,10 @@
 /**
- * AgentDO: one per agent. Owns the durable inbox and runs one cycle at a time,
- * starting as soon as an event arrives. One alarm is multiplexed over a
- * deadline table (plans, tool timeouts, call expiry, webhook retries) and is
- * the watchdog of a running cycle: if the object dies, the alarm wakes a fresh
- * instance, which marks the run interrupted and runs its events again. Also
- * serves the agent's own event stream.
+ * AgentDO: one per agent. Owns the durable inbox and runs one cycle at a time
+ * from its alarm, set to now when an event arrives. The one alarm is
+ * multiplexed over a deadline table (plans, tool timeouts, call expiry,
+ * webhook retries) and, while a cycle runs, armed as its watchdog: if the
+ * object dies, a fresh instance marks the run interrupted and runs its events
+ * again. Also serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
@@ -178,10 +178,14 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   // ── cycles ─────────────────────────────────────────────────────────────
 
-  /** Starts cycles now, without making the caller wait for them. */
+  /**
+   * Owes a cycle: the alarm, set to now, runs it. An alarm is a request of
+   * its own (the caller's answer is not held behind the cycle), it may run for
+   * minutes, and the runtime retries it if the object dies.
+   */
   #kick(): void {
     if (this.#cycleRunning) return;
-    this.ctx.waitUntil(this.#runCycles().catch((error: unknown) => console.error("cycles failed", error)));
+    void this.ctx.storage.setAlarm(Date.now());
   }
 
   /** Runs cycles, one at a time, until no inbox event is ready. */
