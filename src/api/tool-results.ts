@@ -87,11 +87,13 @@ export const toolResultRoutes = createRouter().openapi(
     }
 
     // Exactly one submission wins each transition; the losers see the winner's result.
-    let previousStatus: "waiting" | "pending" = "waiting";
-    let won = await transitionPendingCall(database, call.toolCallId, ["waiting"], "resolved", { result });
+    // Try the status just read first (a waiting call may turn pending meanwhile, on timeout).
+    const order: ("waiting" | "pending")[] = call.status === "pending" ? ["pending", "waiting"] : ["waiting", "pending"];
+    let previousStatus = order[0];
+    let won = await transitionPendingCall(database, call.toolCallId, [order[0]], "resolved", { result });
     if (!won) {
-      previousStatus = "pending";
-      won = await transitionPendingCall(database, call.toolCallId, ["pending"], "resolved", { result });
+      previousStatus = order[1];
+      won = await transitionPendingCall(database, call.toolCallId, [order[1]], "resolved", { result });
     }
     if (!won) {
       const current = await getPendingCall(database, call.toolCallId);
