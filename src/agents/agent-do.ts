@@ -94,7 +94,7 @@ export class AgentDO extends DurableObject<AppEnv> {
    */
   async settleToolCall(agentId: string, settlement: ToolCallSettlement): Promise<{ delivery: "inline" | "inbox" }> {
     this.#remember(agentId);
-    const delivery = settleToolCall(settlement, this.#waiters, this.#storage);
+    const delivery = settleToolCall(settlement, this.#waiters, this.#storage, () => this.#kick());
     if (delivery === "inbox") this.#kick();
     this.#publish("tool.result.received", { toolCallId: settlement.toolCallId, runId: settlement.runId, delivery });
     return { delivery };

@@ -14,13 +14,31 @@ export type ToolCallSettlement = {
   result: unknown;
 };
 
-export function settleToolCall(settlement: ToolCallSettlement, waiters: ToolWaiters, storage: AgentStorage): "inline" | "inbox" {
-  if (settlement.previousStatus === "waiting" && waiters.settle(settlement.toolCallId, { kind: "result", result: settlement.result })) {
+export function settleToolCall(
+  settlement: ToolCallSettlement,
+  waiters: ToolWaiters,
+  storage: AgentStorage,
+  /** Starts a cycle for an event that had to go to the inbox after all. */
+  wake: () => void,
+): "inline" | "inbox" {
+  if (settlement.previousStatus === "waiting" && waiters.has(settlement.toolCallId)) {
+    // Hand it over on the next turn, so the submitter's answer leaves before
+    // the waiting cycle resumes. If the wait ended in between (timeout), the
+    // result goes to the inbox instead: delivered exactly once either way.
+    setTimeout(() => {
+      if (waiters.settle(settlement.toolCallId, { kind: "result", result: settlement.result })) return;
+      enqueueResult(settlement, storage);
+      wake();
+    }, 0);
     return "inline";
   }
+  enqueueResult(settlement, storage);
+  return "inbox";
+}
+
+function enqueueResult(settlement: ToolCallSettlement, storage: AgentStorage): void {
   storage.enqueue(
     { type: "tool_result", toolCallId: settlement.toolCallId, toolName: settlement.toolName, runId: settlement.runId, result: settlement.result },
     `evt_result_${settlement.toolCallId}`,
   );
-  return "inbox";
 }
