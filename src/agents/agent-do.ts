@@ -15,7 +15,6 @@ import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
-import { openStream } from "../streams/open-stream";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import { InboxEvent } from "./inbox-event";
 import { listGoals } from "./knowledge/goals";
@@ -142,11 +141,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   // ── runtime entry points ───────────────────────────────────────────────
 
   override fetch(request: Request): Response {
-    try {
-      return openStream(request, this.#log, this.#hub);
-    } catch (error) {
-      return Response.json({ error: { code: "stream_failed", message: (error as Error).message } }, { status: 500 });
-    }
+    return this.#hub.serve(request, this.#log);
   }
 
   override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
@@ -154,11 +149,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   override webSocketClose(socket: WebSocket, code: number, reason: string): void {
-    try {
-      socket.close(code, reason);
-    } catch {
-      // already closed
-    }
+    this.#hub.handleClose(socket, code, reason);
   }
 
   /**

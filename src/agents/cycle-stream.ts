@@ -36,6 +36,10 @@ export function errorMessage(error: unknown): string {
   return typeof error === "string" ? error : JSON.stringify(error);
 }
 
+function newToolCall(part: { toolCallId: string; toolName: string; input: unknown }, stepNumber: number, status: RunToolCall["status"]): RunToolCall {
+  return { toolCallId: part.toolCallId, toolName: part.toolName, stepNumber, args: part.input, status, startedAt: new Date().toISOString() };
+}
+
 export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<ToolSet>>, record: CycleRecord): Promise<unknown> {
   const { runId, publish, observers, settled, toolCalls, steps, usage } = record;
   const observerQueue = new SerialQueue();
@@ -68,14 +72,7 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
         break;
       }
       case "tool-call": {
-        const call: RunToolCall = {
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          stepNumber,
-          args: part.input,
-          status: "running",
-          startedAt: new Date().toISOString(),
-        };
+        const call = newToolCall(part, stepNumber, "running");
         toolCalls.set(part.toolCallId, call);
         stepCalls.push(part.toolCallId);
         publish("tool.requested", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, stepNumber });
@@ -107,14 +104,7 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
         break;
       }
       case "tool-error": {
-        const call: RunToolCall = toolCalls.get(part.toolCallId) ?? {
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          stepNumber,
-          args: part.input,
-          status: "failed",
-          startedAt: new Date().toISOString(),
-        };
+        const call = toolCalls.get(part.toolCallId) ?? newToolCall(part, stepNumber, "failed");
         toolCalls.set(part.toolCallId, call);
         settled.resolve(part.toolCallId);
         call.status = "failed";

@@ -11,7 +11,6 @@ import type { AppEnv } from "../env";
 import { createId } from "../ids";
 import { ConnectionHub } from "../streams/connection-hub";
 import { EventLog } from "../streams/event-log";
-import { openStream } from "../streams/open-stream";
 import { fullMessage, type Message, type MessageRole, redactMessage, type ToolCallPart } from "./message";
 import type { SpaceEventInput } from "./space-event";
 
@@ -124,13 +123,9 @@ export class SpaceDO extends DurableObject<AppEnv> {
   }
 
   override fetch(request: Request): Response {
-    try {
-      const spaceId = request.headers.get(spaceIdHeader);
-      if (spaceId) this.#remember(spaceId);
-      return openStream(request, this.#log, this.#hub);
-    } catch (error) {
-      return Response.json({ error: { code: "stream_failed", message: (error as Error).message } }, { status: 500 });
-    }
+    const spaceId = request.headers.get(spaceIdHeader);
+    if (spaceId) this.#remember(spaceId);
+    return this.#hub.serve(request, this.#log);
   }
 
   override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
@@ -138,11 +133,7 @@ export class SpaceDO extends DurableObject<AppEnv> {
   }
 
   override webSocketClose(socket: WebSocket, code: number, reason: string): void {
-    try {
-      socket.close(code, reason);
-    } catch {
-      // already closed
-    }
+    this.#hub.handleClose(socket, code, reason);
   }
 
   override webSocketError(): void {

@@ -7,6 +7,8 @@
  */
 import { errorEnvelope } from "../errors";
 import { byteLength, parseJsonSafely } from "../json";
+import type { StreamLog } from "./event-log";
+import { openStream } from "./open-stream";
 
 export type Audience = "secret" | "public";
 
@@ -61,6 +63,24 @@ export class ConnectionHub {
     this.#sseClients.add(client);
     this.#startHeartbeat();
     return new Response(readable, { headers: sseHeaders });
+  }
+
+  /** A Durable Object's `fetch` for its stream route: never throws. */
+  serve(request: Request, log: StreamLog): Response {
+    try {
+      return openStream(request, log, this);
+    } catch (error) {
+      return Response.json(errorEnvelope("stream_failed", (error as Error).message), { status: 500 });
+    }
+  }
+
+  /** A Durable Object's `webSocketClose`: complete the close handshake. */
+  handleClose(socket: WebSocket, code: number, reason: string): void {
+    try {
+      socket.close(code, reason);
+    } catch {
+      // already closed
+    }
   }
 
   /** Sends one event to every live connection, in the form its audience may see. */
