@@ -95,3 +95,18 @@ describe("deleting an agent", () => {
     close();
   });
 });
+
+describe("upgrades", () => {
+  it("a config saved before newer fields existed still runs, with today's defaults", async () => {
+    const { env } = await import("cloudflare:workers");
+    const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
+    // As an older version stored it: no `limits.cycleTimeout`, no `consciousnessTokens`.
+    const old = { version: "1.0", agent: { name: "Old" }, model: { provider: "scripted", turns: [{ toolCalls: [{ name: "skip", args: {} }] }] }, loop: { maxSteps: 10, toolChoice: "auto" }, tools: [], limits: { toolTimeout: 30000, maxConcurrentTools: 3, toolResponseMaxBytes: 100000 } };
+    await env.DB.prepare("UPDATE agents SET config = ? WHERE id = ?").bind(JSON.stringify(old), agent.id).run();
+    await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
+    const [run] = await waitForRuns(agent.id, 1);
+    expect(run.status).toBe("completed");
+    const read = await secret<{ config: { limits: { cycleTimeout: number } } }>(`/api/agents/${agent.id}`);
+    expect(read.body.config.limits.cycleTimeout).toBe(600_000);
+  });
+});

@@ -330,8 +330,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       if (current !== null) await this.ctx.storage.deleteAlarm();
       return;
     }
-    const at = Math.max(Date.now(), Math.min(...candidates));
-    if (current !== at) await this.ctx.storage.setAlarm(at);
+    const at = Math.max(Date.now(), Math.min(...candidates.filter(Number.isFinite)));
+    if (Number.isFinite(at) && current !== at) await this.ctx.storage.setAlarm(at);
   }
 
   /**
