@@ -20,12 +20,13 @@ import { InboxEvent } from "./inbox-event";
 import { listGoals } from "./knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
 import { listMemories } from "./knowledge/memories";
-import { advancePlan, getPlan, listPlans } from "./knowledge/plans";
+import { listPlans } from "./knowledge/plans";
+import { processDeadlines } from "./process-deadlines";
 import { type Knowledge, runCycle } from "./run-cycle";
 import type { ToolRuntime } from "./cycle-context";
-import { ToolWaiters } from "../tools/engine/tool-waiters";
+import { expireToolCall } from "../tools/engine/expire-tool-call";
 import { settleToolCall, type ToolCallSettlement } from "../tools/engine/settle-tool-call";
-import { expireToolCall, flipTimedOutCall } from "../tools/engine/expire-tool-call";
+import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { WebhookSender } from "../tools/engine/webhook-sender";
 
 type ActiveRun = { runId: string; startedAt: string };
@@ -269,45 +270,14 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   async #processDeadlines(): Promise<void> {
-    const now = Date.now();
-    for (const deadline of this.#storage.dueDeadlines(now)) {
-      try {
-        const { toolCallId } = (deadline.payload ?? {}) as { toolCallId?: string };
-        if (deadline.kind === "plan") await this.#planDue(deadline, now);
-        else if (deadline.kind === "tool_timeout" && toolCallId) {
-          this.#storage.deleteDeadline(deadline.id);
-          // A live waiter has its own timer; the backstop is for a waiter lost to a restart.
-          if (!this.#waiters.has(toolCallId)) await flipTimedOutCall(this.env, toolCallId);
-        } else if (deadline.kind === "call_expiry" && toolCallId) {
-          this.#storage.deleteDeadline(deadline.id);
-          await expireToolCall(this.env, toolCallId, this.#waiters, this.#storage);
-        } else if (deadline.kind === "webhook") {
-          await this.#webhooks.retryFromAlarm(deadline);
-        } else this.#storage.deleteDeadline(deadline.id);
-      } catch (error) {
-        console.error("deadline failed", deadline.id, error);
-      }
-    }
-  }
-
-  /**
-   * A due plan: the `plan_due` event enters the inbox (keyed by plan and due
-   * time, so a retried alarm never queues it twice), then the plan advances.
-   */
-  async #planDue(deadline: Deadline, now: number): Promise<void> {
-    const agentId = this.#agentId();
-    const { planId } = deadline.payload as { planId: string };
-    if (!agentId) return this.#storage.deleteDeadline(deadline.id);
-    const knowledge: KnowledgeContext = { database: getDatabase(this.env.DB), agentId };
-    const plan = await getPlan(knowledge, planId);
-    if (!plan) return this.#storage.deleteDeadline(deadline.id);
-    const dueAt = new Date(deadline.dueAt).toISOString();
-    this.#storage.enqueue(
-      { type: "plan_due", planId, name: plan.name, instruction: plan.instruction, dueAt },
-      `evt_plan_${planId}_${deadline.dueAt}`,
-    );
-    const next = await advancePlan(knowledge, plan, Math.max(now, deadline.dueAt));
-    this.#plansChanged([{ planId, nextRunAt: next }], []);
+    await processDeadlines({
+      env: this.env,
+      storage: this.#storage,
+      agentId: this.#agentId(),
+      waiters: this.#waiters,
+      webhooks: this.#webhooks,
+      plansChanged: (changed) => this.#plansChanged(changed, []),
+    });
   }
 
   /**
