@@ -3,11 +3,23 @@
  * `agents/knowledge/`, shared with the prebuilt tools.
  */
 import { z } from "@hono/zod-openapi";
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
 import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "../../agents/knowledge/goals";
 import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "../../agents/knowledge/memories";
 import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "../../agents/knowledge/plans";
+
+// Wrapped once per isolate: the SDK converts a schema to JSON Schema once per
+// wrapper, so module-level wrappers are converted once instead of every cycle.
+const schemas = {
+  setGoals: zodSchema(SetGoalsInput),
+  deleteGoals: zodSchema(DeleteGoalsInput),
+  setMemories: zodSchema(SetMemoriesInput),
+  deleteMemories: zodSchema(DeleteMemoriesInput),
+  setPlans: zodSchema(SetPlansInput),
+  deletePlans: zodSchema(DeletePlansInput),
+  empty: zodSchema(z.object({})),
+};
 
 /** Runs a knowledge write, turning a failure into data and refreshing the prompt cache. */
 async function write<T>(context: CycleContext, action: () => Promise<T>): Promise<T | { error: string }> {
@@ -25,47 +37,47 @@ export function createKnowledgeTools(context: CycleContext) {
   return {
     set_goals: tool({
       description: "Create or update your goals (give an id to update one).",
-      inputSchema: SetGoalsInput,
+      inputSchema: schemas.setGoals,
       execute: (input) => write(context, () => setGoals(knowledge, input)),
     }),
     delete_goals: tool({
       description: "Delete goals by id.",
-      inputSchema: DeleteGoalsInput,
+      inputSchema: schemas.deleteGoals,
       execute: (input) => write(context, () => deleteGoals(knowledge, input)),
     }),
     get_goals: tool({
       description: "Read your goals.",
-      inputSchema: z.object({}),
+      inputSchema: schemas.empty,
       execute: async () => ({ goals: await listGoals(knowledge) }),
     }),
     set_memories: tool({
       description: "Remember things as key → value (an existing key is replaced).",
-      inputSchema: SetMemoriesInput,
+      inputSchema: schemas.setMemories,
       execute: (input) => write(context, () => setMemories(knowledge, input)),
     }),
     delete_memories: tool({
       description: "Forget memories by key.",
-      inputSchema: DeleteMemoriesInput,
+      inputSchema: schemas.deleteMemories,
       execute: (input) => write(context, () => deleteMemories(knowledge, input)),
     }),
     get_memories: tool({
       description: "Read your memories.",
-      inputSchema: z.object({}),
+      inputSchema: schemas.empty,
       execute: async () => ({ memories: await listMemories(knowledge) }),
     }),
     set_plans: tool({
       description: "Schedule plans: each runs once (runAt), on a cron (UTC) or every N seconds, and wakes you with its instruction.",
-      inputSchema: SetPlansInput,
+      inputSchema: schemas.setPlans,
       execute: (input) => write(context, () => setPlans(knowledge, input)),
     }),
     delete_plans: tool({
       description: "Delete plans by name.",
-      inputSchema: DeletePlansInput,
+      inputSchema: schemas.deletePlans,
       execute: (input) => write(context, () => deletePlans(knowledge, input)),
     }),
     get_plans: tool({
       description: "Read your plans and when they run next.",
-      inputSchema: z.object({}),
+      inputSchema: schemas.empty,
       execute: async () => ({ plans: await listPlans(knowledge) }),
     }),
   };

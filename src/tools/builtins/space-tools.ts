@@ -4,7 +4,7 @@
  * `{error}` data, never thrown.
  */
 import { z } from "@hono/zod-openapi";
-import { tool } from "ai";
+import { tool, zodSchema } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
 import { wakeMentionedAgents } from "../../agents/wake-agents";
 import { listRecentMessages } from "../../db/messages";
@@ -13,6 +13,26 @@ import type { Message } from "../../spaces/message";
 import type { SerialQueue } from "../serial-queue";
 
 const historySize = 20;
+
+// Wrapped once per isolate, so each schema is converted to JSON Schema once (see knowledge-tools.ts).
+const schemas = {
+  enterSpace: zodSchema(z.object({ spaceId: z.string().describe("The id of the space") })),
+  empty: zodSchema(z.object({})),
+  sendMessage: zodSchema(
+    z.object({
+      text: z.string().min(1).max(32_000),
+      mentions: z.array(z.string()).max(50).optional().describe("Entity ids to mention; mentioned agents wake up"),
+    }),
+  ),
+  readMessages: zodSchema(
+    z.object({
+      spaceId: z.string().optional(),
+      offset: z.number().int().min(0).max(100_000).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
+    }),
+  ),
+  skip: zodSchema(z.object({ reason: z.string().max(500).optional() })),
+};
 
 function compact(message: Message) {
   return {
@@ -35,7 +55,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
   return {
     enter_space: tool({
       description: "Enter a space you are a member of: it becomes your active space (where send_message and visible tools go). Returns its recent history.",
-      inputSchema: z.object({ spaceId: z.string().describe("The id of the space") }),
+      inputSchema: schemas.enterSpace,
       execute: async ({ spaceId }) => {
         // Entering is ordered with the other built-ins; reading the history is not, so a
         // `send_message` right after it does not wait for the read.
@@ -52,7 +72,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
 
     leave_space: tool({
       description: "Leave your active space. You stay a member; you just stop posting there.",
-      inputSchema: z.object({}),
+      inputSchema: schemas.empty,
       execute: async () => {
         const spaceId = context.getActiveSpaceId();
         context.setActiveSpaceId(undefined);
@@ -62,10 +82,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
 
     send_message: tool({
       description: "Send a message to your active space. Mention entity ids to wake other agents.",
-      inputSchema: z.object({
-        text: z.string().min(1).max(32_000),
-        mentions: z.array(z.string()).max(50).optional().describe("Entity ids to mention; mentioned agents wake up"),
-      }),
+      inputSchema: schemas.sendMessage,
       execute: async ({ text, mentions }, { toolCallId }) => {
         const spaceId = context.getActiveSpaceId();
         if (!spaceId) return { error: "You are not in a space. Call enter_space first." };
@@ -98,11 +115,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
 
     read_messages: tool({
       description: "Read messages of a space you are a member of (default: your active space), newest last. offset skips the newest N.",
-      inputSchema: z.object({
-        spaceId: z.string().optional(),
-        offset: z.number().int().min(0).max(100_000).optional(),
-        limit: z.number().int().min(1).max(100).optional(),
-      }),
+      inputSchema: schemas.readMessages,
       execute: async ({ spaceId, offset, limit }) => {
         const target = await order.run(() => spaceId ?? context.getActiveSpaceId());
         if (!target) return { error: "No spaceId given and you are not in a space" };
@@ -114,7 +127,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
 
     skip: tool({
       description: "Nothing to do this cycle: end it quietly.",
-      inputSchema: z.object({ reason: z.string().max(500).optional() }),
+      inputSchema: schemas.skip,
       execute: async ({ reason }) => ({ skipped: true, ...(reason && { reason }) }),
     }),
   };
