@@ -17,8 +17,9 @@
  *   SpaceDO's two message INSERTs, the wake, the cycle).
  *
  * Floor (`bench/floor-worker`, `POST /rooms/:name/cycle`): the D1 writes one
- * such cycle makes, on the gateway's own tables (INSERT run, INSERT message,
- * UPDATE run, with the gateway's own trigger/steps/toolCalls JSON), and one
+ * such cycle makes, on the gateway's own tables (INSERT the person's message,
+ * INSERT run, INSERT the reply, UPDATE run, with the gateway's own
+ * trigger/steps/toolCalls JSON), and one
  * Worker→object RPC that broadcasts a `space.message`-shaped frame to a
  * WebSocket client of the room, timed from just before the POST until the
  * frame is on the client. No reads, no auth, no model, no inbox.
@@ -281,7 +282,7 @@ function report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSid
     console.log(`  → outside the run records: ${outside.toFixed(2)} per cycle (the POST /messages route's reads, the wake's listAgentMembers, the SpaceDO's INSERTs of the human's message and the reply)`);
     if (statsDelta < runTotal) console.log("  ! the stats delta is smaller than the run records' sum: the isolate counter does not see every statement (Worker and objects in different isolates?)");
   }
-  console.log(`  floor: 3 D1 writes per cycle (INSERT run, INSERT message, UPDATE run), 0 reads`);
+  console.log(`  floor: 4 D1 writes per cycle (INSERT person's message, INSERT run, INSERT reply, UPDATE run), 0 reads`);
   console.log(`  run statuses: ${JSON.stringify(statuses)}; replies with the wrong turn's text: ${gatewaySide.mismatched}`);
   if (sample) {
     console.log(

@@ -17,8 +17,9 @@
  *   `/cycle` refer to (the schema has a foreign key).
  * - `POST /rooms/:name/cycle {runId, messageId, spaceId, agentId, agentEntityId,
  *   text, seq, trigger, steps, toolCalls, usage}`: the D1 writes of one agent
- *   cycle with one send_message, in the gateway's order: INSERT the run row,
- *   INSERT the message row, one Worker→object RPC that broadcasts the reply
+ *   cycle with one send_message, in the gateway's order: INSERT the person's
+ *   message row, INSERT the run row, INSERT the reply row, one Worker→object
+ *   RPC that broadcasts the reply
  *   frame (shaped like a `space.message` event) to the room's sockets, then
  *   UPDATE the run row. Answers `{sent}` after the UPDATE. The tables are the
  *   gateway's own (bench/run.mjs applies ../../migrations to this D1).
@@ -100,6 +101,12 @@ export class FloorRoom extends DurableObject<FloorEnv> {
 
 async function cycle(env: FloorEnv, room: DurableObjectStub<FloorRoom>, input: CycleInput): Promise<number> {
   const json = (value: unknown) => JSON.stringify(value ?? null);
+  // The person's message that starts the cycle (its own seq range, clear of the replies').
+  await env.DB.prepare(
+    "INSERT INTO messages (id, space_id, seq, entity_id, role, text, parts, mentions, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'user', ?, NULL, NULL, 'complete', ?, NULL)",
+  )
+    .bind(`${input.messageId}-in`, input.spaceId, 1_000_000 + input.seq, input.agentEntityId, "hi", new Date().toISOString())
+    .run();
   await env.DB.prepare("INSERT INTO runs (id, agent_id, agent_entity_id, status, trigger) VALUES (?, ?, ?, 'running', ?)")
     .bind(input.runId, input.agentId, input.agentEntityId, json(input.trigger))
     .run();
