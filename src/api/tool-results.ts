@@ -104,12 +104,17 @@ export const toolResultRoutes = createRouter().openapi(
     // comes before anything the agent does with the result.
     if (call.spaceId && call.messageId) {
       const error = resultError(result);
-      await settleCard(
-        spaceStub(c.env, call.spaceId),
-        { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
-        { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
-        error !== undefined ? { error } : { result },
-      );
+      try {
+        await settleCard(
+          spaceStub(c.env, call.spaceId),
+          { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
+          { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+          error !== undefined ? { error } : { result },
+        );
+      } catch (cardError) {
+        // The card is display; the agent must get its result regardless.
+        console.error("could not settle the tool card", call.toolCallId, cardError);
+      }
     }
     await agentStub(c.env, call.agentId).settleToolCall(call.agentId, {
       toolCallId: call.toolCallId,
