@@ -62,7 +62,12 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   const result = capResult(await runInline(context, resolved, args, call.abortSignal), context.config.limits.toolResponseMaxBytes);
   if (card && messageId) {
     const error = resultError(result);
-    await settleCard(context.spaceEvents.ordered(card.spaceId), { ...card, messageId }, identity, error !== undefined ? { error } : { result });
+    try {
+      await settleCard(context.spaceEvents.ordered(card.spaceId), { ...card, messageId }, identity, error !== undefined ? { error } : { result });
+    } catch (cardError) {
+      // The call ran: its result goes to the model even if the card could not be updated.
+      console.error("could not settle the tool card", call.toolCallId, cardError);
+    }
   }
   return result;
 }
