@@ -121,7 +121,6 @@ export const AgentConfig = z
   .openapi("AgentConfig");
 
 export type AgentConfig = z.infer<typeof AgentConfig>;
-export type AgentConfigInput = z.input<typeof AgentConfig>;
 export type ModelConfig = z.infer<typeof ModelConfig>;
 export type ScriptedTurn = z.infer<typeof ScriptedTurn>;
 export type McpServerConfig = z.infer<typeof McpServerConfig>;

@@ -7,10 +7,8 @@
  * again. Also serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
-import { eq } from "drizzle-orm";
 import { getAgent, type AgentRecord } from "../db/agents";
 import { getDatabase } from "../db/client";
-import { runs } from "../db/schema";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { ConnectionHub } from "../streams/connection-hub";
@@ -21,7 +19,9 @@ import { listGoals } from "./knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
 import { listMemories } from "./knowledge/memories";
 import { listPlans } from "./knowledge/plans";
+import { nextAlarmAt } from "./next-alarm-at";
 import { processDeadlines } from "./process-deadlines";
+import { type ActiveRun, recoverInterruptedRun } from "./recover-interrupted-run";
 import { type Knowledge, runCycle } from "./run-cycle";
 import type { ToolRuntime } from "./cycle-context";
 import { expireToolCall } from "../tools/engine/expire-tool-call";
@@ -29,7 +29,6 @@ import { settleToolCall, type ToolCallSettlement } from "../tools/engine/settle-
 import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { WebhookSender } from "../tools/engine/webhook-sender";
 
-type ActiveRun = { runId: string; startedAt: string };
 
 /** The watchdog alarm fires this long after a cycle's own deadline. */
 const watchdogGraceMs = 30_000;
@@ -280,48 +279,24 @@ export class AgentDO extends DurableObject<AppEnv> {
     });
   }
 
-  /**
-   * Sets the one alarm to the earliest of: a deadline, an inbox event coming
-   * out of backoff (only when no cycle runs; a running loop takes them), and
-   * the watchdog of a running cycle.
-   */
   async #scheduleAlarm(): Promise<void> {
-    const candidates: number[] = [];
-    const deadline = this.#storage.earliestDeadline();
-    if (deadline !== undefined) candidates.push(deadline);
-    if (this.#cycleRunning) {
-      if (this.#watchdogAt !== undefined) candidates.push(this.#watchdogAt);
-    } else {
-      const ready = this.#storage.nextReadyAt();
-      if (ready !== undefined) candidates.push(ready);
-    }
+    const at = nextAlarmAt({
+      now: Date.now(),
+      earliestDeadline: this.#storage.earliestDeadline(),
+      nextReadyAt: this.#storage.nextReadyAt(),
+      cycleRunning: this.#cycleRunning,
+      watchdogAt: this.#watchdogAt,
+    });
     const current = await this.ctx.storage.getAlarm();
-    if (candidates.length === 0) {
+    if (at === undefined) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    const at = Math.max(Date.now(), Math.min(...candidates.filter(Number.isFinite)));
-    if (Number.isFinite(at) && current !== at) await this.ctx.storage.setAlarm(at);
+    } else if (current !== at) await this.ctx.storage.setAlarm(at);
   }
 
-  /**
-   * The object restarted while a cycle was running (deploy, eviction, crash):
-   * the run becomes `interrupted` and its events go back in the queue.
-   */
   async #recoverInterruptedRun(): Promise<void> {
-    const active = this.#storage.get<ActiveRun>("active_run");
-    if (!active) return;
-    this.#storage.release(active.runId);
-    this.#storage.delete("active_run");
-    try {
-      await getDatabase(this.env.DB)
-        .update(runs)
-        .set({ status: "interrupted", error: "The agent object restarted while this cycle ran; its events were queued again", finishedAt: new Date().toISOString() })
-        .where(eq(runs.id, active.runId));
-    } catch (error) {
-      console.error("could not mark run interrupted", active.runId, error);
-    }
-    this.#publish("agent.cycle.interrupted", { runId: active.runId });
+    const runId = await recoverInterruptedRun(this.env, this.#storage);
+    if (!runId) return;
+    this.#publish("agent.cycle.interrupted", { runId });
     await this.ctx.storage.setAlarm(Date.now());
   }
 }

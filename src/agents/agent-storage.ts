@@ -141,10 +141,6 @@ export class AgentStorage {
     this.sql.exec("DELETE FROM deadlines WHERE id = ?", id);
   }
 
-  deleteDeadlinesWithPrefix(prefix: string): void {
-    this.sql.exec("DELETE FROM deadlines WHERE substr(id, 1, ?) = ?", prefix.length, prefix);
-  }
-
   dueDeadlines(now = Date.now()): Deadline[] {
     return this.sql
       .exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines WHERE due_at <= ? ORDER BY due_at", now)
@@ -162,11 +158,5 @@ export class AgentStorage {
   earliestDeadline(): number | undefined {
     const row = this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deadlines").toArray()[0];
     return row?.at ?? undefined;
-  }
-
-  clearAll(): void {
-    this.sql.exec("DELETE FROM inbox");
-    this.sql.exec("DELETE FROM state");
-    this.sql.exec("DELETE FROM deadlines");
   }
 }

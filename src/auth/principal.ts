@@ -1,4 +1,2 @@
 /** Who is calling: the server (secret key) or one entity (public key + JWT). */
 export type Principal = { kind: "secret" } | { kind: "entity"; entityId: string };
-
-export const isSecret = (principal: Principal): principal is { kind: "secret" } => principal.kind === "secret";

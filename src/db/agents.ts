@@ -30,8 +30,3 @@ export async function getAgent(database: Database, agentId: string): Promise<Age
   const row = await database.select().from(agents).where(eq(agents.id, agentId)).get();
   return row ? { ...row, config: storedConfig(row.config) } : undefined;
 }
-
-export async function getAgentByEntityId(database: Database, entityId: string): Promise<AgentRecord | undefined> {
-  const row = await database.select().from(agents).where(eq(agents.entityId, entityId)).get();
-  return row ? { ...row, config: storedConfig(row.config) } : undefined;
-}

@@ -23,8 +23,3 @@ export async function getEntities(database: Database, entityIds: string[]): Prom
   const rows = await database.select().from(entities).where(inArray(entities.id, entityIds));
   return rows.map(toEntity);
 }
-
-export async function findEntityByExternalId(database: Database, externalId: string): Promise<Entity | undefined> {
-  const row = await database.select().from(entities).where(eq(entities.externalId, externalId)).get();
-  return row ? toEntity(row) : undefined;
-}

@@ -41,11 +41,6 @@ export async function listAgentMembers(database: Database, spaceId: string): Pro
     .where(eq(members.spaceId, spaceId));
 }
 
-export async function getEntityName(database: Database, entityId: string): Promise<string | undefined> {
-  const row = await database.select({ name: entities.name }).from(entities).where(eq(entities.id, entityId)).get();
-  return row?.name;
-}
-
 /**
  * What posting a message needs to know, in one D1 round trip: the space, the
  * speaker, the space's member ids, and which members are agents (who may wake).

@@ -118,10 +118,6 @@ export class SpaceDO extends DurableObject<AppEnv> {
     return this.#log.lastSeq;
   }
 
-  connectionCount(): number {
-    return this.#hub.connectionCount;
-  }
-
   override fetch(request: Request): Response {
     const spaceId = request.headers.get(spaceIdHeader);
     if (spaceId) this.#remember(spaceId);

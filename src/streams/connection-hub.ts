@@ -121,10 +121,6 @@ export class ConnectionHub {
     for (const client of this.#sseClients) this.#dropSse(client);
   }
 
-  get connectionCount(): number {
-    return this.ctx.getWebSockets().length + this.#sseClients.size;
-  }
-
   /**
    * Client frames: `{"type":"ping"}` is answered with `{"type":"pong"}`;
    * anything else gets an error frame in the contract's envelope and the

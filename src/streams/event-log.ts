@@ -12,8 +12,6 @@ export type StreamEvent = {
   data: unknown;
 } & Record<string, unknown>;
 
-export type LoggedEvent = { event: StreamEvent; publicEvent: StreamEvent };
-
 /** What the stream routes need of a log: append, the last seq, and replay. */
 export type StreamLog = {
   readonly lastSeq: number;
@@ -44,11 +42,6 @@ export class EventLog implements StreamLog {
 
   get lastSeq(): number {
     return this.#lastSeq;
-  }
-
-  get oldestRetainedSeq(): number {
-    const row = this.sql.exec<{ seq: number | null }>("SELECT MIN(seq) AS seq FROM event_log").toArray()[0];
-    return row?.seq ?? this.#lastSeq + 1;
   }
 
   /** The seq the next append will take. */
