@@ -94,9 +94,11 @@ export const AgentConfig = z
         consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
         /** A cycle that runs longer is aborted and fails (its events are retried). */
         cycleTimeout: z.number().int().min(1_000).max(14 * 60 * 1000).default(10 * 60 * 1000),
+        /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
+        maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
       })
       .strict()
-      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000 }),
+      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000, maxCyclesPerMinute: 60 }),
   })
   .strict()
   .superRefine((config, context) => {

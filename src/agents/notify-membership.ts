@@ -11,5 +11,5 @@ import { agentStub } from "./agent-stub";
 export async function notifyMembershipChanged(env: AppEnv, database: Database, entityIds: string[]): Promise<void> {
   if (entityIds.length === 0) return;
   const changed = await database.select({ id: agents.id }).from(agents).where(inArray(agents.entityId, entityIds));
-  await Promise.all(changed.map((agent) => agentStub(env, agent.id).membershipChanged(agent.id)));
+  await Promise.all(changed.map((agent) => agentStub(env, agent.id).membershipChanged()));
 }

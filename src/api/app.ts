@@ -10,6 +10,8 @@ import { authentication } from "./authorize";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
 import { healthRoutes } from "./health";
+import { hopGuard } from "./hop-guard";
+import { idempotency } from "./idempotency";
 import { messageRoutes } from "./messages";
 import { requestBody } from "./request-body";
 import { spaceRoutes } from "./spaces";
@@ -24,6 +26,11 @@ export function createApp() {
 
   app.use("/api/*", authentication);
   app.use("/api/*", requestBody);
+  app.use("/api/*", hopGuard);
+  // The writes a client may retry (contract §4).
+  for (const path of ["/api/entities", "/api/agents", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results"]) {
+    app.on("POST", path, idempotency);
+  }
 
   app.route("/", healthRoutes);
   app.route("/", entityRoutes);

@@ -6,11 +6,10 @@ import { getEntities, getEntity } from "../db/entities";
 import { members, spaces } from "../db/schema";
 import { getSpace, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
-import { createId } from "../ids";
 import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
 import { requireSecret, requireSpaceAccess } from "./authorize";
-import { createRouter } from "./context";
+import { createRouter, newId } from "./context";
 import { EntityIdParam, errorResponses, jsonBody, jsonContent, SpaceIdParam, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const entityId = z.string().min(1).max(100);
@@ -45,7 +44,10 @@ export const spaceRoutes = createRouter()
       const found = new Set((await getEntities(database, memberIds)).map((entity) => entity.id));
       const missing = memberIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new ApiError(404, "not_found", `Unknown entity ids: ${missing.join(", ")}`);
-      const id = createId("spc");
+      const id = newId(c, "spc");
+      // A retried request (same Idempotency-Key) finds the space it made; its members were announced then.
+      const existing = c.get("idempotency") ? await getSpace(database, id) : undefined;
+      if (existing) return c.json({ id, name: existing.name }, 201);
       await database.batch([
         database.insert(spaces).values({ id, name: input.name }),
         ...memberIds.map((memberId) => database.insert(members).values({ spaceId: id, entityId: memberId })),

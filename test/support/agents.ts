@@ -1,5 +1,9 @@
 /** Helpers for agent tests: create scripted agents and wait for their runs. */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { AgentDO } from "../../src/agents/agent-do";
+import { AgentStorage } from "../../src/agents/agent-storage";
+import { CycleJournal } from "../../src/agents/cycle-journal";
 import { secret } from "./api";
 
 export type ScriptedTurn = { text?: string; toolCalls?: { name: string; args: Record<string, unknown> }[] };
@@ -22,6 +26,7 @@ export type RunRecord = {
   toolCalls: { toolCallId: string; toolName: string; status: string; result?: unknown; error?: string; latencyMs?: number; args: unknown }[];
   usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
   error: string | null;
+  notes: { at: string; kind: string; message: string }[];
   d1Statements: number | null;
 };
 
@@ -44,6 +49,23 @@ export async function waitForRuns(agentId: string, count: number, timeoutMs = 10
 
 export function agentObject(agentId: string) {
   return env.AGENT.get(env.AGENT.idFromName(agentId));
+}
+
+/** Reads the agent object's storage from inside it (tests only; no RPC for this in production). */
+export async function agentState(agentId: string) {
+  return runInDurableObject(agentObject(agentId), async (_instance: AgentDO, state) => {
+    const storage = new AgentStorage(state.storage);
+    const journal = new CycleJournal(state.storage.sql, storage);
+    const active = journal.active();
+    return {
+      pending: storage.pendingEvents().length,
+      deadlines: storage.deadlines().map(({ id, kind, dueAt }) => ({ id, kind, dueAt })),
+      staged: storage.allStaged().length,
+      activeRun: active,
+      openCalls: active ? journal.openCalls(active.runId) : [],
+      alarm: await state.storage.getAlarm(),
+    };
+  });
 }
 
 export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = "condition"): Promise<void> {

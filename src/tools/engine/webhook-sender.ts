@@ -22,6 +22,7 @@ type WebhookPayload = { toolCallId: string; url: string; body: string; attempt: 
 
 export class WebhookSender {
   #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  #stopped = false;
 
   constructor(
     private readonly deps: {
@@ -38,16 +39,23 @@ export class WebhookSender {
     void this.#attempt({ toolCallId, url, body, attempt });
   }
 
-  async retryFromAlarm(deadline: Deadline): Promise<void> {
-    const payload = deadline.payload as WebhookPayload;
-    if (this.#timers.has(payload.toolCallId)) return;
-    await this.#attempt(payload);
+  async retryFromAlarm(deadline: Extract<Deadline, { kind: "webhook" }>): Promise<void> {
+    if (this.#timers.has(deadline.payload.toolCallId) || this.#stopped) return;
+    await this.#attempt(deadline.payload);
+  }
+
+  /** Stops every retry this instance holds (the agent was deleted). */
+  stopAll(): void {
+    this.#stopped = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
   }
 
   async #attempt(payload: WebhookPayload): Promise<void> {
     const { storage, publish, env } = this.deps;
     const deadlineId = `webhook:${payload.toolCallId}`;
     this.#timers.delete(payload.toolCallId);
+    if (this.#stopped) return;
     if (payload.attempt > 1) {
       const call = await getPendingCall(getDatabase(env.DB), payload.toolCallId);
       if (!call || (call.status !== "waiting" && call.status !== "pending")) {
@@ -77,6 +85,7 @@ export class WebhookSender {
     } catch (caught) {
       error = (caught as Error).message;
     }
+    if (this.#stopped) return;
     if (error === undefined) {
       storage.deleteDeadline(deadlineId);
       publish("tool.webhook.delivered", { toolCallId: payload.toolCallId, attempt: payload.attempt });

@@ -18,6 +18,8 @@ export type GatewayToolOptions = {
   fetch?: typeof fetch;
   /** Aborts the request from outside, e.g. when the cycle is cancelled. */
   signal?: AbortSignal;
+  /** Headers the gateway adds (e.g. `idempotency-key`); a header the tool configures itself wins. */
+  extraHeaders?: Record<string, string>;
 };
 
 export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number };
@@ -37,6 +39,10 @@ export async function runGatewayTool(options: GatewayToolOptions): Promise<Gatew
   const built = buildGatewayRequest(options.execution, options.args, options.env);
   if (!built.ok) return { ok: false, error: built.error };
   const { request } = built;
+  const configured = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
+  for (const [name, value] of Object.entries(options.extraHeaders ?? {})) {
+    if (!configured.has(name.toLowerCase())) request.headers[name] = value;
+  }
   const host = new URL(request.url).host;
   const maxBytes = options.execution.maxResponseBytes ?? options.maxResponseBytes;
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));

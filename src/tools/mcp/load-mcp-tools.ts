@@ -16,7 +16,8 @@ import type { McpServerConfig } from "../../agents/agent-config";
 import { capResult } from "../engine/cap-result";
 import { fillHeaders } from "../gateway/fill-headers";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
-import { mcpToolResult } from "./mcp-tool-result";
+import { failed, succeeded } from "../engine/tool-outcome";
+import { mcpToolOutcome } from "./mcp-tool-result";
 
 const connectTimeoutMs = 10_000;
 
@@ -77,16 +78,17 @@ export async function loadMcpTools(servers: McpServerConfig[], options: Options)
             inputSchema: jsonSchema(schema),
             execute: async (input, { abortSignal }) => {
               const validation = validateToolArguments(schema, input);
-              if (!validation.ok) return { error: formatArgumentError(name, validation.problems) };
+              if (!validation.ok) return failed(formatArgumentError(name, validation.problems));
               try {
                 const answer = await client.callTool(
                   { name: definition.name, arguments: (input ?? {}) as Record<string, unknown> },
                   undefined,
                   { timeout: options.toolTimeoutMs, signal: abortSignal },
                 );
-                return capResult(mcpToolResult(answer), options.maxResultBytes);
+                const outcome = mcpToolOutcome(answer);
+                return outcome.type === "ok" ? succeeded(capResult(outcome.value, options.maxResultBytes)) : outcome;
               } catch (error) {
-                return { error: `MCP tool "${definition.name}" on "${server.name}" failed: ${(error as Error).message}` };
+                return failed(`MCP tool "${definition.name}" on "${server.name}" failed: ${(error as Error).message}`);
               }
             },
           });
