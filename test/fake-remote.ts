@@ -7,7 +7,9 @@
  *   `GET http://hooks.test/recorded/<id>` returns what was received.
  * - `http://api.test/echo…` answers JSON describing the request;
  *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
- *   lazily), `/text` (not JSON).
+ *   lazily), `/text` (not JSON); `/hang-once/<id>` never answers its first
+ *   request and answers `{"ok": true, "attempt": n}` after that (requests are
+ *   recorded under `<id>`, like webhooks).
  * - `http://mcp.test/mcp` is an MCP server (Streamable HTTP, stateless) with
  *   the tools `add`, `fail` and `hidden`; it records the auth header it saw.
  */
@@ -58,6 +60,13 @@ async function api(request: Request, url: URL): Promise<Response> {
   }
   if (url.pathname.startsWith("/status/")) return json({ error: "upstream says no" }, Number(url.pathname.split("/")[2]));
   if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
+  if (url.pathname.startsWith("/hang-once/")) {
+    const id = url.pathname.slice("/hang-once/".length);
+    const seen = [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }];
+    recorded.set(id, seen);
+    if (seen.length === 1) return new Promise<Response>(() => undefined);
+    return json({ ok: true, attempt: seen.length });
+  }
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
   if (url.pathname === "/big") {
     let sent = 0;

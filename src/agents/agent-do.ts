@@ -55,6 +55,8 @@ export class AgentDO extends DurableObject<AppEnv> {
   #spaces: { id: string; name: string }[] | undefined;
   #cycleRunning = false;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Aborted when the agent is deleted: a running cycle stops where it is. */
+  #deleted = new AbortController();
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -142,6 +144,8 @@ export class AgentDO extends DurableObject<AppEnv> {
    * nothing instead of failing.
    */
   async destroy(): Promise<void> {
+    this.#deleted.abort(new Error("The agent was deleted"));
+    this.#deleted = new AbortController();
     this.#webhooks.stopAll();
     this.#waiters.wakeAll();
     this.#hub.closeAll("agent deleted");
@@ -239,16 +243,23 @@ export class AgentDO extends DurableObject<AppEnv> {
       plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
       publish: (type, data) => this.#publish(type, data),
       wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
+      deleted: this.#deleted.signal,
       toolRuntime: this.#toolRuntime,
     };
   }
 
   /**
-   * A fresh instance: if the last one died while an attempt ran, that attempt
-   * counts, and the run continues from its journal after a short backoff.
-   * Anything owed (a run, staged outcomes, ready events) gets the alarm.
+   * A fresh instance: live timers (webhook retries, expiries) are set again
+   * from the deadline table; if the last instance died while an attempt ran,
+   * that attempt counts, and the run continues from its journal after a short
+   * backoff. Anything owed (a run, staged outcomes, ready events) gets the alarm.
    */
   async #recoverAfterRestart(): Promise<void> {
+    // Live timers died with the last instance; the alarm cannot stand in for them while a cycle runs.
+    for (const deadline of this.#storage.deadlines()) {
+      if (deadline.kind === "webhook") this.#webhooks.resume(deadline);
+      else if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+    }
     const run = this.#journal.active();
     if (run?.running) {
       run.running = false;
@@ -332,16 +343,15 @@ export class AgentDO extends DurableObject<AppEnv> {
     return this.#knowledge;
   }
 
-  async #wakeMentioned(agent: AgentRecord, message: Message, spaceName: string | undefined, hop: number): Promise<void> {
+  async #wakeMentioned(agent: AgentRecord, message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }> {
     if (hop > maxHops) {
-      // A chain of agents waking each other stops here; the refusal is on the record.
-      const run = this.#journal.active();
-      const text = `Mentions in message ${message.id} woke nobody: the chain of agent replies reached ${maxHops} hops`;
-      if (run) this.#journal.note(run, "refused", text);
-      this.#publish("agent.wake.refused", { messageId: message.id, hop, maxHops, reason: text });
-      return;
+      // A chain of agents waking each other stops here; the refusal goes on the run record too.
+      const refused = `Mentions in message ${message.id} woke nobody: the chain of agent replies reached ${maxHops} hops`;
+      this.#publish("agent.wake.refused", { messageId: message.id, hop, maxHops, reason: refused });
+      return { refused };
     }
     await wakeMentionedAgents(this.env, getDatabase(this.env.DB), { message, spaceName, speaker: { entityId: agent.entityId, name: agent.name }, hop });
+    return {};
   }
 
   #publish(type: string, data: Record<string, unknown>): void {

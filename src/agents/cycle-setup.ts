@@ -46,8 +46,10 @@ export type CycleHost = {
   invalidateKnowledge(): void;
   plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
   publish(type: string, data: Record<string, unknown>): void;
-  /** Wakes the agents a reply mentions, one hop further than the cycle. */
-  wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<void>;
+  /** Aborted when the agent is deleted: the cycle stops and records nothing. */
+  deleted: AbortSignal;
+  /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
+  wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }>;
   toolRuntime: ToolRuntime;
 };
 
@@ -105,7 +107,10 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     },
     knowledgeChanged: host.invalidateKnowledge,
     inputSettled: (modelToolCallId) => settled.wait(modelToolCallId, inputSettleTimeoutMs),
-    wakeMentioned: (message) => host.wakeMentioned(message, context.spaces.get(message.spaceId), run.hop + 1),
+    wakeMentioned: async (message) => {
+      const { refused } = await host.wakeMentioned(message, context.spaces.get(message.spaceId), run.hop + 1);
+      if (refused) journal.note(run, "refused", refused);
+    },
     toolRuntime: host.toolRuntime,
   };
 

@@ -102,7 +102,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
   const counter: StatementCounter = { count: 0 };
   const database = createDatabase(env.DB, counter);
   const spaceEvents = new SpaceEventBuffer(env);
-  const abortSignal = AbortSignal.timeout(agent.config.limits.cycleTimeout);
+  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted]);
   let prepared: Attempt | undefined;
   let records: StepRecord[] = [];
   let runRowWritten: Promise<unknown> = Promise.resolve();
@@ -171,11 +171,14 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
 
     await spaceEvents.drain();
     await runRowWritten;
+    if (host.deleted.aborted) return { status: "idle" };
     await finish(host, run, prepared, spaceEvents, { status: "completed", messages, records, d1Statements: counter.count + 1 });
     return { status: "completed", runId: run.runId };
   } catch (error) {
     await spaceEvents.drain().catch(() => undefined);
     await runRowWritten;
+    // The agent was deleted mid-cycle: there is nothing left to record.
+    if (host.deleted.aborted) return { status: "idle" };
     const message = publicErrorMessage(error);
     if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
       const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";

@@ -44,6 +44,16 @@ export class WebhookSender {
     await this.#attempt(deadline.payload);
   }
 
+  /**
+   * A fresh instance picks up a retry its predecessor scheduled: a live timer
+   * for it, since the alarm cannot fire while a cycle runs.
+   */
+  resume(deadline: Extract<Deadline, { kind: "webhook" }>): void {
+    const { payload } = deadline;
+    if (this.#timers.has(payload.toolCallId) || this.#stopped) return;
+    this.#timers.set(payload.toolCallId, setTimeout(() => void this.#attempt(payload), Math.max(0, deadline.dueAt - backstopGraceMs - Date.now())));
+  }
+
   /** Stops every retry this instance holds (the agent was deleted). */
   stopAll(): void {
     this.#stopped = true;
