@@ -38,8 +38,8 @@ import { retryDelayMs, runCycle } from "./run-cycle";
 import { wakeMentionedAgents } from "./wake-agents";
 
 /** While a cycle runs, the alarm is kept this far ahead, renewed every `heartbeatEveryMs`. */
-export const heartbeatAheadMs = 15_000;
-const heartbeatEveryMs = 5_000;
+export const heartbeatAheadMs = 10_000;
+const heartbeatEveryMs = 3_000;
 
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;

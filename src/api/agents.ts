@@ -50,9 +50,10 @@ export const agentRoutes = createRouter()
       // With an Idempotency-Key the ids are derived from it: a retry finds the agent instead of making a second.
       const existing = c.get("idempotency") ? await getAgent(database, id) : undefined;
       if (existing) return c.json({ id, entityId: existing.entityId, name: existing.name }, 201);
+      // Conflicts do nothing: a retry racing the first request (same derived ids) writes nothing twice.
       await database.batch([
-        database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }),
-        database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }),
+        database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }).onConflictDoNothing({ target: entities.id }),
+        database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }).onConflictDoNothing({ target: agents.id }),
       ]);
       return c.json({ id, entityId, name: config.agent.name }, 201);
     },

@@ -19,8 +19,12 @@ export const idempotencyKeyHeader = "idempotency-key";
 /** Printable ASCII without spaces, as the draft recommends for opaque keys. */
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
 export const idempotencyRetentionMs = 24 * 3600 * 1000;
-/** A first request silent this long is taken to have died; a retry takes its key over. */
-export const inFlightTakeoverMs = 10_000;
+/**
+ * A first request silent this long is taken to have died; a retry takes its
+ * key over. Taking over one that is merely slow is safe too: both write under
+ * the same derived ids, and the second finds what the first wrote.
+ */
+export const inFlightTakeoverMs = 5_000;
 
 const encoder = new TextEncoder();
 

@@ -75,3 +75,30 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
     await new Promise((resolve) => setTimeout(resolve, 15));
   }
 }
+
+/**
+ * Waits until the agent has nothing queued, running or backing off, then
+ * returns its runs (oldest first). Everything a request delivered to the
+ * agent was in its inbox before the request answered, so once this returns,
+ * "no further run happened" is a fact, not a guess after a sleep.
+ */
+export async function settledRuns(agentId: string, timeoutMs = 10_000): Promise<RunRecord[]> {
+  await waitUntil(async () => {
+    const state = await agentState(agentId);
+    return state.pending === 0 && state.activeRun === undefined && state.staged === 0;
+  }, timeoutMs, "the agent to settle");
+  return (await listRuns(agentId)).reverse();
+}
+
+/**
+ * Proves an agent was not woken by something that happened before: a fresh
+ * event is pushed to it, and its first run must hold only that event.
+ */
+export async function expectNotWoken(agentId: string): Promise<void> {
+  const marker = crypto.randomUUID();
+  await secret(`/api/agents/${agentId}/inbox`, { body: { type: "external", data: { marker } } });
+  const [first, ...rest] = await waitForRuns(agentId, 1);
+  if (rest.length > 0 || first.trigger.length !== 1 || (first.trigger[0].data as { marker?: string } | undefined)?.marker !== marker) {
+    throw new Error(`the agent was woken before: ${JSON.stringify((await listRuns(agentId)).map((run) => run.trigger))}`);
+  }
+}
