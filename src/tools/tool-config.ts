@@ -3,6 +3,7 @@
  * typo is refused with its path instead of silently ignored.
  */
 import { z } from "@hono/zod-openapi";
+import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 
@@ -21,14 +22,9 @@ export const ToolDisplay = z
   })
   .strict();
 
-const httpUrl = z
-  .string()
-  .max(4096)
-  .refine((value) => /^https?:\/\//i.test(value), { message: "Must be an http(s) URL" });
-
 const GatewayExecution = z
   .object({
-    url: httpUrl,
+    url: OutboundUrl,
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("GET"),
     headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
     body: z.unknown().optional(),
@@ -38,7 +34,7 @@ const GatewayExecution = z
 
 const PendingExecution = z
   .object({
-    webhook: httpUrl.optional(),
+    webhook: OutboundUrl.optional(),
     expiresIn: z.number().int().positive().max(30 * 24 * 3600 * 1000).optional(),
   })
   .strict();
@@ -73,7 +69,7 @@ export const ToolConfig = z
         context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
       }
     }
-    if (tool.executionType === "gateway" && /^https?:\/\//i.test(tool.execution.url)) {
+    if (tool.executionType === "gateway" && outboundUrlProblem(tool.execution.url) === undefined) {
       for (const problem of checkGatewayConfig(tool.execution)) {
         context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
       }

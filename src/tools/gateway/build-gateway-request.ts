@@ -5,6 +5,7 @@
  * without one, the arguments as JSON. Pure; every problem is a result, not a throw.
  */
 import { parseJsonSafely } from "../../json";
+import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 import type { ToolConfig } from "../tool-config";
 import { fillBodyTemplate, fillTextTemplate } from "./fill-body-template";
 import { fillHeaders } from "./fill-headers";
@@ -31,6 +32,9 @@ export function buildGatewayRequest(
   const method = execution.method ?? "GET";
   const url = fillUrlTemplate(execution.url, args);
   if (!url.ok) return url;
+  // The URL as it will be sent, by this deployment's policy (a stored config may predate it).
+  const urlProblem = outboundUrlProblem(url.value, urlPolicyOf(env));
+  if (urlProblem !== undefined) return { ok: false, error: `The tool's URL cannot be called: ${urlProblem}` };
   const headers = fillHeaders(execution.headers, args, env);
   if (!headers.ok) return headers;
 

@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { dynamicTool, jsonSchema, type Tool } from "ai";
 import type { McpServerConfig } from "../../agents/agent-config";
+import { outboundUrlProblem, urlPolicyOf, type UrlPolicy } from "../../security/url-policy";
 import { capResult } from "../engine/cap-result";
 import { fillHeaders } from "../gateway/fill-headers";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
@@ -34,12 +35,18 @@ export function mcpToolName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 }
 
-async function connect(server: McpServerConfig, headers: Record<string, string>): Promise<Client> {
+async function connect(server: McpServerConfig, headers: Record<string, string>, policy: UrlPolicy): Promise<Client> {
   const requestInit: RequestInit = { headers };
+  // Every request the transports make (an SSE server names its own endpoint) goes by the URL policy.
+  const policyFetch = (input: string | URL, init?: RequestInit) => {
+    const problem = outboundUrlProblem(String(input), policy);
+    return problem === undefined ? fetch(input, init) : Promise.reject(new Error(problem));
+  };
   const attempt = async (transportKind: "http" | "sse") => {
     const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     const url = new URL(server.url);
-    const transport = transportKind === "http" ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+    const options = { requestInit, fetch: policyFetch };
+    const transport = transportKind === "http" ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
     await client.connect(transport, { timeout: connectTimeoutMs });
     return client;
   };
@@ -62,9 +69,12 @@ export async function loadMcpTools(servers: McpServerConfig[], options: Options)
   await Promise.all(
     servers.map(async (server) => {
       try {
+        const policy = urlPolicyOf(options.env);
+        const urlProblem = outboundUrlProblem(server.url, policy);
+        if (urlProblem !== undefined) throw new Error(urlProblem);
         const headers = fillHeaders(server.headers, {}, options.env);
         if (!headers.ok) throw new Error(headers.error);
-        const client = await connect(server, headers.value);
+        const client = await connect(server, headers.value, policy);
         clients.push(client);
         const listed = await client.listTools(undefined, { timeout: connectTimeoutMs });
         const allowed = server.allowedTools ? new Set(server.allowedTools) : undefined;
