@@ -116,7 +116,7 @@ const cases: BadCase[] = [
   { name: "a JSON string", status: 400, code: "invalid_body", request: () => rawEntity('"human"') },
   { name: "a JSON number", status: 400, code: "invalid_body", request: () => rawEntity("42") },
   { name: "JSON null", status: 400, code: "invalid_body", request: () => rawEntity("null") },
-  { name: "JSON nested 10,000 levels deep", status: 400, code: "invalid_json", request: () => ({ method: "POST", path: "/api/agents", raw: deeplyNested }) },
+  { name: "JSON nested 10,000 levels deep", status: 400, code: "too_deep", request: () => ({ method: "POST", path: "/api/agents", raw: deeplyNested }) },
   { name: "Content-Type: text/plain", status: 415, code: "unsupported_media_type", request: () => rawEntity('{"type":"human","name":"A"}', "text/plain") },
   { name: "no Content-Type", status: 415, code: "unsupported_media_type", request: () => rawEntity('{"type":"human","name":"A"}', null) },
   { name: "a form-encoded body", status: 415, code: "unsupported_media_type", request: () => rawEntity("type=human&name=A", "application/x-www-form-urlencoded") },
