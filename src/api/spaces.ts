@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
-import { members, spaces } from "../db/schema";
-import { getSpace, listMemberIds } from "../db/spaces";
+import { members } from "../db/schema";
+import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { createId } from "../ids";
 import { notifyMembershipChanged } from "../agents/notify-membership";
@@ -46,10 +46,7 @@ export const spaceRoutes = createRouter()
       const missing = memberIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new ApiError(404, "not_found", `Unknown entity ids: ${missing.join(", ")}`);
       const id = createId("spc");
-      await database.batch([
-        database.insert(spaces).values({ id, name: input.name }),
-        ...memberIds.map((memberId) => database.insert(members).values({ spaceId: id, entityId: memberId })),
-      ]);
+      await insertSpaceWithMembers(database, { id, name: input.name }, memberIds);
       const stub = spaceStub(c.env, id);
       await stub.emitMany(
         id,
