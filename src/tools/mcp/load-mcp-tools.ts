@@ -2,7 +2,8 @@
  * MCP servers (contract §5 `mcp.servers`): at the start of a cycle the agent
  * connects to each server (Streamable HTTP, falling back to SSE; stdio cannot
  * exist on Workers), lists its tools, keeps the `allowedTools`, and offers them
- * to the model as `{server}__{tool}`. They behave like invisible gateway tools:
+ * to the model as `{server}__{tool}` (a tool whose input schema cannot compile
+ * is skipped and reported). They behave like invisible gateway tools:
  * arguments are validated against the server's schema, a failure is data for
  * the model, results are capped. A server that cannot be reached is reported
  * on the agent stream and its tools are simply absent; the cycle goes on.
@@ -16,6 +17,7 @@ import type { McpServerConfig } from "../../agents/agent-config";
 import { outboundUrlProblem, urlPolicyOf, type UrlPolicy } from "../../security/url-policy";
 import { capResult } from "../engine/cap-result";
 import { fillHeaders } from "../gateway/fill-headers";
+import { checkInputSchema } from "../json-schema/check-input-schema";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
 import { mcpToolResult } from "./mcp-tool-result";
 
@@ -82,6 +84,13 @@ export async function loadMcpTools(servers: McpServerConfig[], options: Options)
           if (allowed && !allowed.has(definition.name)) continue;
           const schema = definition.inputSchema as Record<string, unknown>;
           const name = mcpToolName(server.name, definition.name);
+          // A schema that can never validate is not offered: the model could never call the tool successfully.
+          const [problem] = checkInputSchema(schema);
+          if (problem !== undefined) {
+            const where = problem.path.length > 0 ? `inputSchema.${problem.path.join(".")}` : "inputSchema";
+            options.report("mcp.tool.skipped", { server: server.name, tool: definition.name, error: `${where}: ${problem.message}` });
+            continue;
+          }
           tools[name] = dynamicTool({
             description: definition.description ?? `${definition.name} (MCP server ${server.name})`,
             inputSchema: jsonSchema(schema),
