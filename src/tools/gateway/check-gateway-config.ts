@@ -2,14 +2,18 @@
  * Checks a gateway tool's `execution` when the agent is saved, so template
  * mistakes are refused with their path instead of surfacing as tool errors
  * at run time: placeholders outside the URL's path and query, a body on GET,
- * the gateway's own secrets, and (when the env is known) secrets that are not
- * set and hosts the URL policy forbids.
+ * a JSON text body that will not parse once filled, the gateway's own
+ * secrets, and (when the env is known) secrets that are not set and hosts the
+ * URL policy forbids.
  */
 import { secretNameProblem } from "../../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
+import { parseJsonSafely } from "../../json";
 import type { GatewayExecutionInput } from "./build-gateway-request";
+import { fillJsonTextTemplate } from "./fill-json-text-template";
 import { fillUrlTemplate } from "./fill-url-template";
 import { placeholderPattern, secretReferencePattern } from "./template-arguments";
+import { textBodyKind } from "./text-body-kind";
 
 export type ConfigProblem = { path: (string | number)[]; message: string };
 
@@ -25,6 +29,9 @@ export function checkGatewayConfig(execution: GatewayExecutionInput, env?: Recor
   }
   if ((execution.method ?? "GET") === "GET" && execution.body !== undefined && execution.body !== null) {
     problems.push({ path: ["body"], message: "A GET tool cannot have a body" });
+  } else if (typeof execution.body === "string") {
+    const problem = textBodyProblem(execution.body, execution.headers);
+    if (problem !== undefined) problems.push({ path: ["body"], message: problem });
   }
   problems.push(...checkHeaderSecrets(execution.headers, env));
   return problems;
@@ -40,4 +47,12 @@ export function checkHeaderSecrets(headers: Record<string, string> | undefined, 
     }
   }
   return problems;
+}
+
+/** A JSON text template must parse once filled (checked with every placeholder as 0). */
+function textBodyProblem(body: string, headers: Record<string, string> | undefined): string | undefined {
+  if (parseJsonSafely(body).ok || textBodyKind(body, headers) !== "json") return undefined;
+  const sample = Object.fromEntries([...body.matchAll(placeholderPattern)].map((match) => [match[1], 0]));
+  const filled = fillJsonTextTemplate(body, sample);
+  return filled.ok ? undefined : filled.error;
 }

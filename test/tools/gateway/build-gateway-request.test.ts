@@ -173,10 +173,13 @@ describe("buildGatewayRequest: body", () => {
     expect(request.body).toBe('{"id":7}');
   });
 
-  it("sends other string bodies as text, without a JSON content type", () => {
-    const request = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "name={{name}}" }, { name: "ada" }, {}));
-    expect(request.body).toBe("name=ada");
-    expect(request.headers).toEqual({});
+  it("sends a name=value template as a form, and other text as it is, without a JSON content type", () => {
+    const form = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "name={{name}}" }, { name: "ada" }, {}));
+    expect(form.body).toBe("name=ada");
+    expect(form.headers).toEqual({ "content-type": "application/x-www-form-urlencoded" });
+    const text = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "Hello {{name}}!" }, { name: "ada" }, {}));
+    expect(text.body).toBe("Hello ada!");
+    expect(text.headers).toEqual({});
   });
 
   it("names a missing body argument", () => {
