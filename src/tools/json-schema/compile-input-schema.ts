@@ -6,7 +6,8 @@
  * `$ref` that does not resolve inside the schema (remote references are never
  * fetched), and `$ref`s that loop back to themselves without going into the
  * value (validation would recurse forever). Uses `@cfworker/json-schema`: no
- * `eval`, so it runs on Workers. Results are cached per schema object.
+ * `eval`, so it runs on Workers. Results are cached per schema object and per
+ * schema text (a bounded number), so reading a stored config again is cheap.
  */
 import { dereference, Validator } from "@cfworker/json-schema";
 import type { OutputUnit, Schema, SchemaDraft } from "@cfworker/json-schema";
@@ -18,7 +19,10 @@ export type SchemaProblem = { path: string[]; message: string };
 
 export type CompiledSchema = { ok: true; validator: Validator } | { ok: false; problems: SchemaProblem[] };
 
-const compiled = new WeakMap<object, CompiledSchema>();
+/** By object (the same config object) and by text (a stored config is parsed afresh on every read). */
+const compiledByObject = new WeakMap<object, CompiledSchema>();
+const compiledByText = new Map<string, CompiledSchema>();
+const maxCompiledByText = 1_000;
 const metaValidators = new Map<SchemaDraft, Validator>();
 
 /** Draft 2020-12 unless the schema's `$schema` names another one. */
@@ -32,10 +36,16 @@ export function draftOf(schema: Record<string, unknown>): SchemaDraft {
 
 /** The schema's validator, or every problem that keeps it from being one. Never throws. */
 export function compileInputSchema(schema: Record<string, unknown>): CompiledSchema {
-  const cached = compiled.get(schema);
+  const cached = compiledByObject.get(schema);
   if (cached !== undefined) return cached;
-  const result = compile(schema);
-  compiled.set(schema, result);
+  const text = JSON.stringify(schema);
+  let result = compiledByText.get(text);
+  if (result === undefined) {
+    result = compile(schema);
+    if (compiledByText.size >= maxCompiledByText) compiledByText.delete(compiledByText.keys().next().value as string);
+    compiledByText.set(text, result);
+  }
+  compiledByObject.set(schema, result);
   return result;
 }
 
