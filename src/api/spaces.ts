@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
-import { members, spaces } from "../db/schema";
-import { getSpace, listMemberIds } from "../db/spaces";
+import { members } from "../db/schema";
+import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
@@ -48,12 +48,7 @@ export const spaceRoutes = createRouter()
       // A retried request (same Idempotency-Key) finds the space it made; its members were announced then.
       const existing = c.get("idempotency") ? await getSpace(database, id) : undefined;
       if (existing) return c.json({ id, name: existing.name }, 201);
-      // Conflicts do nothing: a retry racing the first request (same derived id) writes and announces nothing twice.
-      const [created] = await database.batch([
-        database.insert(spaces).values({ id, name: input.name }).onConflictDoNothing({ target: spaces.id }).returning({ id: spaces.id }),
-        ...memberIds.map((memberId) => database.insert(members).values({ spaceId: id, entityId: memberId }).onConflictDoNothing()),
-      ]);
-      if (created.length === 0) return c.json({ id, name: input.name }, 201);
+      if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
       const stub = spaceStub(c.env, id);
       await stub.emitMany(
         id,

@@ -10,6 +10,7 @@ import { getDatabase } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { webhookSignatureHeader, webhookSignatureHeaderValue } from "../webhook-signature";
 import { getPendingCall } from "./pending-calls";
+import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 
 export const maxWebhookAttempts = 6;
 const requestTimeoutMs = 10_000;
@@ -76,6 +77,13 @@ export class WebhookSender {
     // The backstop is armed before the attempt, so a restart mid-request still retries.
     storage.setDeadline({ id: deadlineId, kind: "webhook", dueAt: Date.now() + requestTimeoutMs + webhookBackoffMs(payload.attempt) + backstopGraceMs, payload });
     await this.deps.scheduleAlarm();
+    const refused = outboundUrlProblem(payload.url, urlPolicyOf(env));
+    if (refused !== undefined) {
+      // Checked again right before sending (the policy may have changed since the config was saved); never retried.
+      storage.deleteDeadline(deadlineId);
+      publish("tool.webhook.failed", { toolCallId: payload.toolCallId, attempt: payload.attempt, error: `The URL policy refuses this webhook: ${refused}`, willRetry: false });
+      return;
+    }
     let error: string | undefined;
     try {
       const response = await fetch(payload.url, {

@@ -1,6 +1,6 @@
 /**
  * Runs a `gateway` tool: one HTTP request to `execution.url`, bounded in time
- * and in response size. Whatever goes wrong becomes data for the model
+ * and in response size and depth. Whatever goes wrong becomes data for the model
  * (`{error}`), never a throw, so a failing tool cannot break a cycle.
  */
 import { parseJsonSafely } from "../../json";
@@ -115,6 +115,8 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (body.bytes.byteLength === 0) return { ok: true, value: { success: true, status: response.status } };
   const parsed = parseJsonSafely(new TextDecoder().decode(body.bytes));
   if (parsed.ok) return parsed;
+  // Too deep to handle safely later (comparison, storage): an error for the model, never a crash.
+  if (parsed.code === "too_deep") return { ok: false, error: `Tool response refused: ${parsed.message}` };
   if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)" };
   return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}` };
 }

@@ -1,9 +1,22 @@
-/** Turns an MCP `tools/call` answer into a typed outcome (`isError` is a failure, whatever the content says). */
+/**
+ * Turns an MCP `tools/call` answer into a typed outcome (`isError` is a
+ * failure, whatever the content says). An answer nested deeper than the
+ * gateway accepts anywhere becomes a failure too, so it never reaches storage
+ * or comparison.
+ */
+import { checkJsonDepth } from "../../json";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 
 type McpContent = { type: string; text?: string; [key: string]: unknown };
 
 export function mcpToolOutcome(answer: { isError?: boolean; content?: unknown; structuredContent?: unknown; toolResult?: unknown }): ToolOutcome {
+  const outcome = answerOutcome(answer);
+  if (outcome.type !== "ok") return outcome;
+  const depth = checkJsonDepth(outcome.value);
+  return depth.ok ? outcome : failed(`The MCP tool's answer was refused: ${depth.message}`);
+}
+
+function answerOutcome(answer: { isError?: boolean; content?: unknown; structuredContent?: unknown; toolResult?: unknown }): ToolOutcome {
   // Servers on the 2024-10-07 protocol answer with `toolResult`.
   if (answer.content === undefined && "toolResult" in answer) return succeeded(answer.toolResult);
   const content = Array.isArray(answer.content) ? (answer.content as McpContent[]) : [];
