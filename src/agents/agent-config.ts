@@ -4,68 +4,10 @@
  * reported with its path.
  */
 import { z } from "@hono/zod-openapi";
-import { secretNameProblem } from "../security/secret-policy";
-import { OutboundUrl } from "../security/url-policy";
+import { ModelConfig } from "../models/model-config";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
-import { checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
+import { McpServerConfig } from "../tools/mcp/mcp-server-config";
 import { ToolConfig } from "../tools/tool-config";
-
-const modelSettings = {
-  name: z.string().min(1).max(200),
-  temperature: z.number().min(0).max(2).optional(),
-  maxOutputTokens: z.number().int().positive().max(200_000).optional(),
-  /** Names the Worker secret holding the API key (never the key itself, never one of the gateway's own keys). */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
-    .superRefine((name, context) => {
-      const problem = secretNameProblem(name);
-      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-    })
-    .optional(),
-};
-
-export const ScriptedToolCall = z
-  .object({ name: z.string().min(1).max(64), args: z.record(z.string(), z.unknown()).default({}) })
-  .strict();
-
-export const ScriptedTurn = z
-  .object({
-    text: z.string().max(100_000).optional(),
-    toolCalls: z.array(ScriptedToolCall).max(32).optional(),
-  })
-  .strict();
-
-export const ModelConfig = z
-  .discriminatedUnion("provider", [
-    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
-    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
-    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: OutboundUrl }).strict(),
-    z.object({ provider: z.literal("workers-ai"), ...modelSettings }).strict(),
-    z
-      .object({
-        provider: z.literal("scripted"),
-        name: z.string().max(200).optional(),
-        temperature: z.number().optional(),
-        maxOutputTokens: z.number().int().positive().optional(),
-        turns: z.array(ScriptedTurn).max(10_000),
-      })
-      .strict(),
-  ])
-  .openapi("ModelConfig");
-
-export const McpServerConfig = z
-  .object({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/),
-    url: OutboundUrl,
-    transport: z.enum(["http", "sse"]).default("http"),
-    allowedTools: z.array(z.string().min(1).max(64)).max(256).optional(),
-    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
-  })
-  .strict()
-  .superRefine((server, context) => {
-    for (const problem of checkHeaderSecrets(server.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
-  });
 
 export const AgentConfig = z
   .object({
@@ -133,6 +75,3 @@ export const AgentConfig = z
   .openapi("AgentConfig");
 
 export type AgentConfig = z.infer<typeof AgentConfig>;
-export type ModelConfig = z.infer<typeof ModelConfig>;
-export type ScriptedTurn = z.infer<typeof ScriptedTurn>;
-export type McpServerConfig = z.infer<typeof McpServerConfig>;

@@ -10,11 +10,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import { getAgent, type AgentRecord } from "../db/agents";
+import { getAgent, type AgentRecord } from "./agent-record";
 import { getDatabase } from "../db/client";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
+import { spaceStub } from "../spaces/space-stub";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
 import { maxHops } from "../tools/engine/hop";
@@ -24,14 +25,14 @@ import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { WebhookSender } from "../tools/engine/webhook-sender";
 import { AgentStorage, type Deadline } from "./agent-storage";
-import type { ToolRuntime } from "./cycle-context";
+import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
 import type { CycleHost, Knowledge } from "./cycle-setup";
 import { InboxEvent } from "./inbox-event";
-import { listGoals } from "./knowledge/goals";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import { listMemories } from "./knowledge/memories";
-import { listPlans } from "./knowledge/plans";
+import { listGoals } from "../knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import { listMemories } from "../knowledge/memories";
+import { listPlans } from "../knowledge/plans";
 import { nextAlarmAt } from "./next-alarm-at";
 import { processDeadlines } from "./process-deadlines";
 import { retryDelayMs, runCycle } from "./run-cycle";
@@ -74,8 +75,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       scheduleAlarm: () => this.#scheduleAlarm(),
     });
     this.#owner = new PendingCallOwner({
-      env,
       database: () => getDatabase(env.DB),
+      space: (spaceId) => spaceStub(env, spaceId),
       transaction: (work) => this.#storage.transaction(work),
       stage: (toolCallId, outcome) => this.#storage.stage(toolCallId, outcome),
       unstage: (toolCallId) => this.#storage.unstage(toolCallId),

@@ -5,12 +5,12 @@
  */
 import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
-import type { AgentRecord } from "../db/agents";
+import type { AgentRecord } from "./agent-record";
 import type { Database } from "../db/client";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { createModel } from "../models/create-model";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
@@ -19,16 +19,16 @@ import { createConfiguredTools } from "../tools/engine/configured-tools";
 import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
 import { SerialQueue } from "../tools/serial-queue";
 import type { AgentStorage } from "./agent-storage";
-import type { CycleContext, ToolRuntime } from "./cycle-context";
+import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
 import { journalTools } from "./journaled-tools";
-import type { Goal } from "./knowledge/goals";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import type { Memory } from "./knowledge/memories";
-import type { Plan } from "./knowledge/plans";
+import type { Goal } from "../knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import type { Memory } from "../knowledge/memories";
+import type { Plan } from "../knowledge/plans";
 import { buildSystemPrompt } from "./system-prompt";
-import type { ToolStreamObserver } from "./tool-stream-observer";
+import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
 const inputSettleTimeoutMs = 10_000;
 
@@ -54,7 +54,7 @@ export type CycleHost = {
 };
 
 export type Attempt = {
-  context: CycleContext;
+  context: ToolContext;
   tools: ToolSet;
   observers: ToolStreamObserver[];
   settled: DeferredMap;
@@ -75,7 +75,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
 
   const settled = new DeferredMap();
   const callIds = new CallIds(journal.openCalls(run.runId));
-  const context: CycleContext = {
+  const context: ToolContext = {
     env,
     database,
     agent: identity,

@@ -13,8 +13,8 @@ import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
 import { retryRunRecord } from "./finish-run";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import { advancePlan, getPlan } from "./knowledge/plans";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import { advancePlan, getPlan } from "../knowledge/plans";
 
 export type DeadlineDeps = {
   env: AppEnv;

@@ -7,7 +7,7 @@
 import type { Database } from "../db/client";
 import { listAgentMembers } from "../db/spaces";
 import type { AppEnv } from "../env";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
 import { agentStub } from "./agent-stub";
 import type { InboxEvent } from "./inbox-event";
 

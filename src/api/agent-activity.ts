@@ -5,10 +5,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq } from "drizzle-orm";
 import { agentStub } from "../agents/agent-stub";
-import { listGoals } from "../agents/knowledge/goals";
-import { listMemories } from "../agents/knowledge/memories";
-import { listPlans } from "../agents/knowledge/plans";
-import { getAgent } from "../db/agents";
+import { listGoals } from "../knowledge/goals";
+import { listMemories } from "../knowledge/memories";
+import { listPlans } from "../knowledge/plans";
+import { getAgent } from "../agents/agent-record";
 import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";

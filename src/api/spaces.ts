@@ -51,7 +51,6 @@ export const spaceRoutes = createRouter()
       if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
       const stub = spaceStub(c.env, id);
       await stub.emitMany(
-        id,
         memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })),
       );
       await notifyMembershipChanged(c.env, database, memberIds);
@@ -93,7 +92,7 @@ export const spaceRoutes = createRouter()
       // The insert decides, so concurrent adds of one entity give one 201 (and one joined event) and 409s.
       const added = await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing().returning().get();
       if (!added) throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
-      await spaceStub(c.env, spaceId).emit(spaceId, { type: "space.member.joined", data: { entityId: memberId } });
+      await spaceStub(c.env, spaceId).emit({ type: "space.member.joined", data: { entityId: memberId } });
       await notifyMembershipChanged(c.env, database, [memberId]);
       return c.json({ spaceId, entityId: memberId }, 201);
     },
@@ -117,7 +116,7 @@ export const spaceRoutes = createRouter()
         .returning()
         .get();
       if (!removed) throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
-      await spaceStub(c.env, spaceId).removeMember(spaceId, memberId);
+      await spaceStub(c.env, spaceId).removeMember(memberId);
       await notifyMembershipChanged(c.env, database, [memberId]);
       return c.json({ success: true as const }, 200);
     },

@@ -13,7 +13,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import type { ScriptedTurn } from "../agents/agent-config";
+import type { ScriptedTurn } from "./model-config";
 import { createId } from "../ids";
 
 /** What the model answers once every turn has been played. */

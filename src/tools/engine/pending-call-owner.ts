@@ -10,8 +10,7 @@
  */
 import { canonicalJson } from "../../canonical-json";
 import type { Database } from "../../db/client";
-import type { AppEnv } from "../../env";
-import { spaceStub } from "../../spaces/space-stub";
+import type { SpacePort } from "../../protocol/space-port";
 import { KeyedLock } from "./keyed-lock";
 import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./pending-calls";
 import { settleCard } from "./tool-events";
@@ -28,8 +27,9 @@ export type SubmitAnswer =
 
 /** What the owner needs of the agent object (implemented there). */
 export type PendingCallHost = {
-  env: AppEnv;
   database(): Database;
+  /** The space a call's card is in. */
+  space(spaceId: string): SpacePort;
   transaction<T>(work: () => T): T;
   stage(toolCallId: string, outcome: ToolOutcome): void;
   unstage(toolCallId: string): void;
@@ -158,7 +158,7 @@ export class PendingCallOwner {
       const error = outcomeError(outcome);
       try {
         await settleCard(
-          spaceStub(this.host.env, call.spaceId),
+          this.host.space(call.spaceId),
           { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
           { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
           error !== undefined ? { error } : { result: outcome.type === "ok" ? outcome.value : null },

@@ -9,7 +9,7 @@
  * written twice; an announcement already made (agent stream, webhook) is not
  * made again; a sync wait continues for the time it had left.
  */
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import type { ToolConfig } from "../tool-config";
 import { capResult } from "./cap-result";
 import { createPendingCall } from "./pending-calls";
@@ -20,7 +20,7 @@ import { succeeded, type ToolOutcome } from "./tool-outcome";
 const backstopGraceMs = 1_000;
 
 export async function runPendingCall(
-  context: CycleContext,
+  context: ToolContext,
   config: Extract<ToolConfig, { executionType: "external" | "space" }>,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
   card: (ToolCard & { messageId: string }) | undefined,

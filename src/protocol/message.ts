@@ -4,6 +4,10 @@
  */
 import { z } from "@hono/zod-openapi";
 
+/** A message's text and mentions, the same rule for people (the route) and agents (`send_message`). */
+export const maxMessageChars = 32_000;
+export const maxMentions = 50;
+
 export const ToolCallPart = z
   .object({
     type: z.literal("tool_call"),
@@ -64,3 +68,14 @@ export function fullMessage(message: Message): Message {
     parts: message.parts.map(({ displayMode: _displayMode, ...rest }) => rest),
   };
 }
+
+/** A message to post: the space gives it its seq; a caller may name it first (streamed replies, tool cards, idempotent retries). */
+export type NewMessage = {
+  id?: string;
+  entityId: string;
+  role: MessageRole;
+  text?: string;
+  parts?: ToolCallPart[];
+  mentions?: string[];
+  status?: string;
+};

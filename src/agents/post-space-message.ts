@@ -2,11 +2,11 @@
  * Posts a chat message into a space: persisted and broadcast by the SpaceDO,
  * then delivered to the inboxes of the agents it should wake (§7).
  */
-import { wakeAgentsForMessage } from "../agents/wake-agents";
+import { wakeAgentsForMessage } from "./wake-agents";
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
-import type { Message, MessageRole } from "./message";
-import { spaceStub } from "./space-stub";
+import type { Message, MessageRole } from "../protocol/message";
+import { spaceStub } from "../spaces/space-stub";
 
 export type SpaceMessageInput = {
   spaceId: string;
@@ -26,7 +26,7 @@ export type SpaceMessageInput = {
 };
 
 export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
-  const message = await spaceStub(env, input.spaceId).postMessage(input.spaceId, {
+  const message = await spaceStub(env, input.spaceId).postMessage({
     ...(input.id && { id: input.id }),
     entityId: input.entityId,
     role: input.role,
