@@ -22,7 +22,12 @@ const modelSettings = {
 };
 
 export const ScriptedToolCall = z
-  .object({ name: z.string().min(1).max(64), args: z.record(z.string(), z.unknown()).default({}) })
+  .object({
+    name: z.string().min(1).max(64),
+    args: z.record(z.string(), z.unknown()).default({}),
+    /** The call id the model gives (providers reuse ids; the gateway gives every call its own anyway). Default: a fresh one. */
+    id: z.string().min(1).max(100).optional(),
+  })
   .strict();
 
 export const ScriptedTurn = z

@@ -52,7 +52,7 @@ export function createScriptedModel(options: ScriptedModelOptions): LanguageMode
     return {
       text: turn.text ?? "",
       toolCalls: (turn.toolCalls ?? []).map((call) => ({
-        toolCallId: createId("call"),
+        toolCallId: call.id ?? createId("call"),
         toolName: call.name,
         input: JSON.stringify(call.args ?? {}),
       })),
