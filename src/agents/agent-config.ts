@@ -7,7 +7,8 @@ import { z } from "@hono/zod-openapi";
 import { ModelConfig } from "../models/model-config";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config";
-import { ToolConfig } from "../tools/tool-config";
+import { checkApprovalConfig, ToolConfig } from "../tools/tool-config";
+import { ApprovalConfig } from "../tools/wait-policy-config";
 
 export const AgentConfig = z
   .object({
@@ -33,6 +34,8 @@ export const AgentConfig = z
       .strict()
       .default({ maxSteps: 10, toolChoice: "auto" }),
     tools: z.array(ToolConfig).max(128).default([]),
+    /** Approvals for tools the config does not list itself: built-ins and MCP tools (`server__tool`), by name. */
+    approvals: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "A tool name"), ApprovalConfig).optional(),
     mcp: z
       .object({ servers: z.array(McpServerConfig).max(16).default([]) })
       .strict()
@@ -54,6 +57,9 @@ export const AgentConfig = z
   })
   .strict()
   .superRefine((config, context) => {
+    for (const [name, approval] of Object.entries(config.approvals ?? {})) {
+      for (const problem of checkApprovalConfig(approval)) context.addIssue({ code: "custom", path: ["approvals", name, ...problem.path], message: problem.message });
+    }
     const seen = new Map<string, number>();
     config.tools.forEach((tool, index) => {
       if (isBuiltinToolName(tool.name)) {

@@ -22,7 +22,10 @@ import type { AgentStorage } from "./agent-storage";
 import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
-import { journalTools } from "./journaled-tools";
+import { type CallGate, journalTools } from "./journaled-tools";
+import { needsApproval, requestApproval } from "../tools/engine/run-approval";
+import { failed } from "../tools/engine/tool-outcome";
+import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
 import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import type { Memory } from "../knowledge/memories";
@@ -46,6 +49,8 @@ export type CycleHost = {
   invalidateKnowledge(): void;
   plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
   publish(type: string, data: Record<string, unknown>): void;
+  /** Where the gateway is reachable (`PUBLIC_URL`, else the origin requests last came in on), for callback URLs. */
+  publicOrigin(): string | undefined;
   /** Aborted when the agent is deleted: the cycle stops and records nothing. */
   deleted: AbortSignal;
   /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
@@ -82,6 +87,8 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     config: agent.config,
     runId: run.runId,
     hop: run.hop,
+    ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
+    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs),
     knowledge,
     spaces: new Map(spaces.map((space) => [space.id, space.name])),
     getActiveSpaceId: () => activeSpaceId,
@@ -97,6 +104,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       previous: (toolCallId) => journal.call(toolCallId),
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
       markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
+      openWait: (pendingId) => journal.openWait(pendingId, run.runId),
     },
     // Membership as of the cycle's start; a space joined since is checked in D1.
     // (A removal takes effect from the next cycle.)
@@ -122,10 +130,20 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     report: host.publish,
   });
   // Built-ins win a name clash, then the agent's own tools, then MCP tools.
-  const tools = journalTools({ ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) }, journal, callIds, {
-    runId: run.runId,
-    step: () => run.step,
-  });
+  const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
+  const gate: CallGate = async (call) => {
+    const approval = approvalFor(call.toolName);
+    if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false };
+    const decision = await requestApproval(context, { ...call, args: call.input, approval });
+    return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
+  };
+  const tools = journalTools(
+    { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) },
+    journal,
+    callIds,
+    { runId: run.runId, step: () => run.step },
+    gate,
+  );
   const events = storage.claimed(run.runId);
   const now = new Date();
   const system = buildSystemPrompt({

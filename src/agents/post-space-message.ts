@@ -23,6 +23,8 @@ export type SpaceMessageInput = {
   hop?: number;
   /** The message's id, when the caller derived one (an `Idempotency-Key`): posting it again finds it. */
   id?: string;
+  /** Where the request came in (the agents remember it for callback URLs). */
+  origin?: string;
 };
 
 export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
@@ -39,6 +41,7 @@ export async function postSpaceMessage(env: AppEnv, database: Database, input: S
     spaceName: input.spaceName,
     agentMembers: input.agentMembers,
     hop: input.hop,
+    origin: input.origin,
   });
   return message;
 }

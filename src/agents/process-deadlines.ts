@@ -47,7 +47,7 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
       const { toolCallId } = deadline.payload;
       storage.deleteDeadline(deadline.id);
       // A live waiter has its own timer, and a continued cycle times the call out itself.
-      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId)) return;
+      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId) || deps.journal.isWaitOpen(toolCallId)) return;
       return deps.owner.release(toolCallId);
     }
     case "call_expiry":

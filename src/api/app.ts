@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError, errorEnvelope } from "../errors";
 import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
+import { callbackRoutes } from "./callbacks";
 import { authentication } from "./authorize";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
@@ -40,6 +41,7 @@ export function createApp() {
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
+  app.route("/", callbackRoutes);
   app.route("/", statsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });

@@ -70,6 +70,7 @@ export const messageRoutes = createRouter()
         // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
         ...(c.get("idempotency") && { id: newId(c, "msg") }),
         hop: c.get("hop"),
+        origin: new URL(c.req.url).origin,
         spaceId,
         spaceName: space.name,
         entityName: speaker.name,

@@ -20,6 +20,11 @@ export const ToolCallPart = z
     runId: z.string().optional(),
     /** Set on tools whose `display.mode` is `minimal`; never sent to public-key clients. */
     displayMode: z.enum(["full", "minimal"]).optional(),
+    /** `approval`: a yes/no a person gives before the call `approves` runs (answer it with this part's `toolCallId`). */
+    kind: z.literal("approval").optional(),
+    approves: z.string().optional(),
+    /** When the card was last brought up again before its deadline. */
+    remindedAt: z.string().optional(),
   })
   .openapi("ToolCallPart");
 

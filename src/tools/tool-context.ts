@@ -53,6 +53,8 @@ export type CallJournal = {
   markAnnounced(toolCallId: string): void;
   /** The space card a call posted, recorded so a failed run can close it. */
   markCard(toolCallId: string, spaceId: string): void;
+  /** This cycle waits for another pending call (an approval): its outcome comes to the cycle, not the inbox. */
+  openWait(pendingId: string): void;
 };
 
 export type ToolContext = {
@@ -63,6 +65,10 @@ export type ToolContext = {
   runId: string;
   /** How many agent cycles led to this one (a person's message is 0). */
   hop: number;
+  /** The entity whose message started the run, if one did (for `answeredBy: "initiator"`). */
+  initiatorEntityId?: string;
+  /** A signed, expiring URL that answers a pending call with one POST (no key needed). */
+  callbackUrl(pendingId: string, expiresAt?: string): Promise<string>;
   knowledge: KnowledgeContext;
   /** Spaces the agent belonged to when the cycle started (id → name). */
   spaces: Map<string, string>;
