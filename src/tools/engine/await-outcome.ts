@@ -27,6 +27,8 @@ export async function awaitOutcome(context: ToolContext, wait: Wait): Promise<To
   const runtime = context.toolRuntime;
   let deadline = wait.startedAt + wait.policy.timeoutMs;
   for (;;) {
+    const already = runtime.owner.recorded(wait.pendingId);
+    if (already) return already;
     runtime.setDeadline({ id: `timeout:${wait.pendingId}`, kind: "tool_timeout", dueAt: deadline + backstopGraceMs, payload: { toolCallId: wait.pendingId } });
     const reminders = scheduleReminders(context, wait, deadline);
     await runtime.waiters.wait(wait.pendingId, Math.max(0, deadline - Date.now()), wait.abortSignal);

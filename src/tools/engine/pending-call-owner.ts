@@ -94,6 +94,11 @@ export class PendingCallOwner {
     });
   }
 
+  /** The outcome already delivered to the cycle for a call, if any (a wait continued after a restart takes it at once). */
+  recorded(pendingId: string): ToolOutcome | undefined {
+    return this.host.recordedOutcome(pendingId);
+  }
+
   /** Expires a call whose `expiresAt` has passed; false if it was already settled. */
   expire(toolCallId: string): Promise<boolean> {
     return this.#locks.run(toolCallId, async () => {

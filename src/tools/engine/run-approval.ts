@@ -27,6 +27,9 @@ export const ApprovalAnswer = z
   })
   .strict();
 
+/** An answer as stored: a person's, or one the timeout policy gave (`automatic`). */
+const StoredAnswer = ApprovalAnswer.extend({ automatic: z.boolean().optional() });
+
 export type ApprovalDecision = { approved: true; args: unknown; edited: boolean } | { approved: false; message: string };
 
 export function approvalIdForCall(toolCallId: string): string {
@@ -43,6 +46,8 @@ export async function requestApproval(
   context: ToolContext,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; approval: ApprovalConfig; abortSignal?: AbortSignal },
 ): Promise<ApprovalDecision> {
+  // Calls the model made before this one in its step (an enter_space) take effect first.
+  await context.inputSettled(call.modelToolCallId);
   const spaceId = context.getActiveSpaceId();
   if (!spaceId) return { approved: false, message: `Tool "${call.toolName}" needs a person's approval, but you are not in a space. Call enter_space first.` };
   const approvalId = approvalIdForCall(call.toolCallId);
@@ -99,7 +104,7 @@ export async function requestApproval(
     abortSignal: call.abortSignal,
   });
   if (outcome.type !== "ok") return { approved: false, message: outcome.type === "pending" ? `Tool "${call.toolName}" was not approved` : outcome.message };
-  const answer = ApprovalAnswer.safeParse(outcome.value);
+  const answer = StoredAnswer.safeParse(outcome.value);
   if (!answer.success) return { approved: false, message: `Tool "${call.toolName}" got an approval it could not read` };
   if (!answer.data.approved) {
     return { approved: false, message: `The call to "${call.toolName}" was denied${answer.data.reason ? `: ${answer.data.reason}` : ""}. It did not run.` };
