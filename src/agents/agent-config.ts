@@ -30,9 +30,16 @@ export const AgentConfig = z
             z.object({ type: z.literal("tool"), toolName: z.string().min(1).max(64) }).strict(),
           ])
           .default("auto"),
+        /**
+         * What messages that arrive while a cycle runs do (double texting): wait for the next cycle
+         * (`queue`), keep only the newest per space (`latest`), be merged per speaker (`merge`),
+         * hold the next cycle until the person stops typing (`{debounceMs}`), or end the running
+         * cycle at its next step and start over with everything (`interrupt`).
+         */
+        doubleTexting: z.union([z.enum(["queue", "latest", "merge", "interrupt"]), z.object({ debounceMs: z.number().int().min(100).max(60_000) }).strict()]).default("queue"),
       })
       .strict()
-      .default({ maxSteps: 10, toolChoice: "auto" }),
+      .default({ maxSteps: 10, toolChoice: "auto", doubleTexting: "queue" }),
     tools: z.array(ToolConfig).max(128).default([]),
     /** Approvals for tools the config does not list itself: built-ins and MCP tools (`server__tool`), by name. */
     approvals: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "A tool name"), ApprovalConfig).optional(),

@@ -398,12 +398,12 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   async #scheduleAlarm(): Promise<void> {
     const active = this.#journal.active();
-    const throttledUntil = this.#storage.read("throttled_until", z.number());
+    const notBefore = this.#storage.read("cycle_not_before", z.number());
     const nextReadyAt = this.#storage.nextReadyAt();
     const at = nextAlarmAt({
       now: Date.now(),
       earliestDeadline: this.#storage.earliestDeadline(),
-      nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, throttledUntil ?? 0),
+      nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, notBefore ?? 0),
       cycleRunning: this.#cycleRunning,
       heartbeatAt: Date.now() + heartbeatAheadMs,
     });

@@ -101,9 +101,19 @@ export class AgentStorage {
     this.#sql.exec("DELETE FROM inbox WHERE run_id = ?", runId);
   }
 
-  /** Puts a run's events back in the queue after `notBefore`, counting an attempt. */
-  release(runId: string, notBefore = 0): void {
-    this.#sql.exec("UPDATE inbox SET run_id = NULL, attempts = attempts + 1, not_before = ? WHERE run_id = ?", notBefore, runId);
+  /** Puts a run's events back in the queue, ahead of later ones, without counting an attempt (an interrupted run). */
+  requeue(runId: string): void {
+    this.#sql.exec("UPDATE inbox SET run_id = NULL WHERE run_id = ?", runId);
+  }
+
+  /** Drops events for good (superseded by newer ones). */
+  drop(ids: string[]): void {
+    for (const id of ids) this.#sql.exec("DELETE FROM inbox WHERE id = ?", id);
+  }
+
+  /** Ready events (not claimed by a run), oldest first. */
+  readyEvents(now = Date.now()): QueuedEvent[] {
+    return this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id IS NULL AND not_before <= ? ORDER BY position", now).toArray());
   }
 
   pendingEvents(): QueuedEvent[] {

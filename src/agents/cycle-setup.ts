@@ -23,6 +23,7 @@ import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
 import { type CallGate, journalTools } from "./journaled-tools";
+import { presentEvents } from "./double-texting";
 import { needsApproval, requestApproval } from "../tools/engine/run-approval";
 import { failed } from "../tools/engine/tool-outcome";
 import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
@@ -144,7 +145,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     { runId: run.runId, step: () => run.step },
     gate,
   );
-  const events = storage.claimed(run.runId);
+  const events = presentEvents(agent.config.loop.doubleTexting, storage.claimed(run.runId));
   const now = new Date();
   const system = buildSystemPrompt({
     system: agent.config.agent.system,

@@ -19,7 +19,7 @@ export const StoredRunRecord = z.object({
   runId: z.string(),
   agentId: z.string(),
   agentEntityId: z.string(),
-  status: z.enum(["completed", "failed"]),
+  status: z.enum(["completed", "failed", "interrupted"]),
   trigger: z.array(z.unknown()),
   steps: z.array(z.unknown()),
   toolCalls: z.array(z.unknown()),
@@ -37,7 +37,8 @@ const maxRecordAttempts = 8;
 const recordBackoffMs = (attempt: number) => Math.min(300_000, 5_000 * 2 ** (attempt - 1));
 
 export type RunEnd = {
-  status: "completed" | "failed";
+  /** `interrupted`: ended early for newer messages (double texting); its events go back in the queue. */
+  status: "completed" | "failed" | "interrupted";
   error?: string;
   /** Every model message of the run (completed runs: what the consciousness keeps). */
   messages?: ModelMessage[];
@@ -71,10 +72,11 @@ export function commitRunEnd(
     finishedAt: new Date().toISOString(),
   };
   storage.transaction(() => {
-    if (end.status === "completed" && end.messages) {
+    if (end.status !== "failed" && end.messages) {
       storage.write("consciousness", trimConsciousness(compactToolResults(end.messages), agent.consciousnessTokens));
     }
-    storage.complete(run.runId);
+    if (end.status === "interrupted") storage.requeue(run.runId);
+    else storage.complete(run.runId);
     journal.clear(run.runId);
     storage.write(recordKey(run.runId), record);
     storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });

@@ -15,6 +15,7 @@ import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { messageIdForCall } from "../tools/engine/call-ids";
 import { settleCard } from "../tools/engine/tool-events";
 import { checkCycleBudget } from "./cycle-budget";
+import { debounceUntil, interrupts, presentEvents, supersededEvents } from "./double-texting";
 import { type ActiveRun, emptyUsage, type StepRecord } from "./cycle-journal";
 import { addUsage, CycleTimeoutError, newToolCall } from "./cycle-stream";
 import { type Attempt, type CycleHost, prepareAttempt, scriptedTurn } from "./cycle-setup";
@@ -31,7 +32,7 @@ export const retryDelayMs = (attempt: number) => Math.min(60_000, 1_000 * 2 ** M
 
 export type CycleOutcome =
   | { status: "idle" }
-  | { status: "completed" | "failed"; runId: string }
+  | { status: "completed" | "failed" | "interrupted"; runId: string }
   /** The run waits for its next attempt, or the agent for its cycle budget. */
   | { status: "waiting"; until: number };
 
@@ -54,11 +55,18 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome> {
 /** Claims the ready events into a new run, if the cycle budget allows one now. */
 function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number } {
   const { storage, journal, agent } = host;
-  if (storage.readyCount() === 0) return {};
   const now = Date.now();
+  const ready = storage.readyEvents(now);
+  if (ready.length === 0) return {};
+  const strategy = agent.config.loop.doubleTexting;
+  const quietAt = debounceUntil(strategy, ready, now);
+  if (quietAt !== undefined) {
+    storage.write("cycle_not_before", quietAt);
+    return { waiting: quietAt };
+  }
   const budget = checkCycleBudget(storage.read("cycle_starts", CycleStarts) ?? [], agent.config.limits.maxCyclesPerMinute, now);
   if (!budget.ok) {
-    storage.write("throttled_until", budget.retryAt);
+    storage.write("cycle_not_before", budget.retryAt);
     if (storage.read("throttled_since", z.number()) === undefined) {
       storage.write("throttled_since", now);
       host.publish("agent.cycle.throttled", { limit: agent.config.limits.maxCyclesPerMinute, retryAt: new Date(budget.retryAt).toISOString() });
@@ -67,26 +75,29 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
   }
   return storage.transaction(() => {
     const runId = createId("run");
-    const events = storage.claim(runId, now);
+    const claimed = storage.claim(runId, now);
+    const superseded = supersededEvents(strategy, claimed);
+    storage.drop(superseded.map((queued) => queued.id));
+    const events = claimed.filter((queued) => !superseded.includes(queued));
     if (events.length === 0) return {};
+    storage.delete("cycle_not_before");
     const run: ActiveRun = {
       runId,
       startedAt: new Date(now).toISOString(),
-      userMessage: inboxMessage(events, new Date(now), agent.config.limits.toolResponseMaxBytes),
+      userMessage: inboxMessage(presentEvents(strategy, events), new Date(now), agent.config.limits.toolResponseMaxBytes),
       hop: Math.max(0, ...events.map((queued) => ("hop" in queued.event ? (queued.event.hop ?? 0) : 0))),
       ...(initiatorOf(events) && { initiatorEntityId: initiatorOf(events) }),
       attempt: 1,
       notBefore: 0,
       step: 0,
       usage: emptyUsage(),
-      notes: [],
+      notes: superseded.length === 0 ? [] : [{ at: new Date(now).toISOString(), kind: "superseded", message: `Double texting "latest": ${superseded.length} earlier message(s) dropped for newer ones (${superseded.map((queued) => queued.id).join(", ")})` }],
       running: false,
     };
     const throttledSince = storage.read("throttled_since", z.number());
     if (throttledSince !== undefined) {
       run.notes.push({ at: run.startedAt, kind: "throttled", message: `Started ${((now - throttledSince) / 1000).toFixed(1)} s late: limits.maxCyclesPerMinute is ${agent.config.limits.maxCyclesPerMinute}` });
       storage.delete("throttled_since");
-      storage.delete("throttled_until");
     }
     storage.write("cycle_starts", budget.starts);
     journal.saveRun(run);
@@ -168,6 +179,15 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
       messages.push(...step.messages);
       records.push(step.record);
       done = stepEndsCycle(step.record);
+      if (!done && interrupts(agent.config.loop.doubleTexting, storage.readyEvents())) {
+        // Double texting "interrupt": newer messages end this cycle here; the next one starts over with everything.
+        journal.note(run, "interrupted", `Ended after step ${run.step - 1}: newer messages arrived (double texting "interrupt"); its events go to the next cycle with them`);
+        await spaceEvents.drain();
+        await runRowWritten;
+        if (host.deleted.aborted) return { status: "idle" };
+        await finish(host, run, prepared, spaceEvents, { status: "interrupted", messages, records, d1Statements: counter.count + 1 });
+        return { status: "interrupted", runId: run.runId };
+      }
     }
 
     await spaceEvents.drain();

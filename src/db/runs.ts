@@ -31,7 +31,7 @@ export type RunToolCall = {
 export type RunUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
 
 /** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay. */
-export type RunNote = { at: string; kind: "recovered" | "retried" | "redone" | "throttled" | "refused"; message: string };
+export type RunNote = { at: string; kind: "recovered" | "retried" | "redone" | "throttled" | "refused" | "superseded" | "interrupted" | "operator"; message: string };
 
 export type Run = {
   id: string;

@@ -31,7 +31,7 @@ describe("the cycle budget", () => {
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
       const storage = new AgentStorage(state.storage);
       storage.write("cycle_starts", [Date.now() - 61_000]);
-      storage.write("throttled_until", Date.now());
+      storage.write("cycle_not_before", Date.now());
     });
     await runDurableObjectAlarm(agentObject(agent.id));
     const [, second] = await waitForRuns(agent.id, 2);
