@@ -106,6 +106,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
       sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
+      takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`),
     };
     void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }

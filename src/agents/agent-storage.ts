@@ -111,6 +111,11 @@ export class AgentStorage {
     for (const id of ids) this.#sql.exec("DELETE FROM inbox WHERE id = ?", id);
   }
 
+  /** Drops one queued event if no run has claimed it yet; true if it did. */
+  dropQueued(id: string): boolean {
+    return this.#sql.exec("DELETE FROM inbox WHERE id = ? AND run_id IS NULL", id).rowsWritten > 0;
+  }
+
   /** Ready events (not claimed by a run), oldest first. */
   readyEvents(now = Date.now()): QueuedEvent[] {
     return this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id IS NULL AND not_before <= ? ORDER BY position", now).toArray());

@@ -212,6 +212,11 @@ export class CycleJournal {
     return parsed.success ? parsed.data : undefined;
   }
 
+  /** Forgets an open wait (an outcome already recorded stays). */
+  closeWait(pendingId: string): void {
+    this.#sql.exec("DELETE FROM journal_waits WHERE pending_id = ? AND outcome IS NULL", pendingId);
+  }
+
   /** Every open wait of a run (a failed run closes them). */
   openWaits(runId: string): string[] {
     return this.#sql.exec<{ pending_id: string }>("SELECT pending_id FROM journal_waits WHERE run_id = ? AND outcome IS NULL", runId).toArray().map((row) => row.pending_id);

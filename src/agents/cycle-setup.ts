@@ -106,6 +106,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
       markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
       openWait: (pendingId) => journal.openWait(pendingId, run.runId),
+      closeWait: (pendingId) => journal.closeWait(pendingId),
     },
     // Membership as of the cycle's start; a space joined since is checked in D1.
     // (A removal takes effect from the next cycle.)

@@ -76,7 +76,7 @@ export function buildSystemPrompt(input: PromptInput): string {
     section("How you work", [
       "You live in cycles: each cycle you are woken by new inbox events (the latest user message lists them) and act with tools.",
       "People only see what you send with send_message into your active space. Use skip when there is nothing to do.",
-      "Tool results that say pending arrive later as tool_result events in your inbox.",
+      "Tool results that say pending arrive later as tool_result events in your inbox, or wait for them now with wait_for_results.",
     ]),
     section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
   ];

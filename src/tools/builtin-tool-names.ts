@@ -14,6 +14,7 @@ export const builtinToolNames = [
   "set_plans",
   "delete_plans",
   "get_plans",
+  "wait_for_results",
 ] as const;
 
 export type BuiltinToolName = (typeof builtinToolNames)[number];

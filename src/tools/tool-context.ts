@@ -44,6 +44,8 @@ export type ToolRuntime = {
   deleteDeadline(id: string): void;
   /** Delivers a call to its webhook, retrying with backoff (in memory, and from the alarm after a restart). */
   sendWebhook(toolCallId: string, url: string, body: string): void;
+  /** Takes a call's `tool_result` event out of the inbox if it is still queued (the cycle got the result another way). */
+  takeQueuedResult(toolCallId: string): boolean;
 };
 
 /** What the cycle's journal tells a tool about its own call (set when the call is done again after a restart). */
@@ -55,6 +57,8 @@ export type CallJournal = {
   markCard(toolCallId: string, spaceId: string): void;
   /** This cycle waits for another pending call (an approval): its outcome comes to the cycle, not the inbox. */
   openWait(pendingId: string): void;
+  /** Stops waiting: an outcome that has not come yet goes to the inbox when it does. */
+  closeWait(pendingId: string): void;
 };
 
 export type ToolContext = {

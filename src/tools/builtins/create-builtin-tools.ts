@@ -8,6 +8,7 @@ import type { ToolContext } from "../tool-context";
 import { SerialQueue } from "../serial-queue";
 import { createKnowledgeTools } from "./knowledge-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
+import { createWaitTools } from "./wait-tools";
 
 export function createBuiltinTools(context: ToolContext, queue: SerialQueue): ToolSet {
   const tools: Record<string, Tool> = { ...createSpaceTools(context, queue), ...createKnowledgeTools(context) };
@@ -16,5 +17,6 @@ export function createBuiltinTools(context: ToolContext, queue: SerialQueue): To
     if (!execute || selfOrderedTools.has(name)) continue;
     tools[name] = { ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool;
   }
-  return tools;
+  // Waiting is not a step in the built-ins' order: it must not hold the others back.
+  return { ...tools, ...createWaitTools(context) };
 }
