@@ -180,6 +180,8 @@ export const plans = sqliteTable(
     runAt: text("run_at"),
     cron: text("cron"),
     everySeconds: integer("every_seconds"),
+    /** IANA time zone a `cron` or a local `runAt` is read in (default UTC). */
+    timezone: text("timezone"),
     nextRunAt: text("next_run_at"),
     lastRunAt: text("last_run_at"),
     createdAt: createdAt(),

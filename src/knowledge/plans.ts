@@ -10,23 +10,32 @@ import { plans } from "../db/schema";
 import { chunked } from "../db/chunked";
 import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
-import { checkCron, nextRunAt } from "./plan-schedule";
+import { checkCron, checkTimezone, nextRunAt, runAtMoment } from "./plan-schedule";
 
 const PlanInput = z
   .object({
     name: z.string().min(1).max(100).describe("Unique per agent; setting an existing name replaces that plan"),
     instruction: z.string().min(1).max(4000).describe("What to do when the plan is due"),
-    runAt: z.iso.datetime({ offset: true }).optional().describe("Run once at this ISO-8601 time"),
-    cron: z.string().min(1).max(100).optional().describe('Run on a cron schedule in UTC, e.g. "0 9 * * 1-5"'),
+    runAt: z.iso
+      .datetime({ offset: true, local: true })
+      .optional()
+      .describe("Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`"),
+    cron: z.string().min(1).max(100).optional().describe('Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5"'),
     everySeconds: z.number().int().min(10).max(365 * 24 * 3600).optional().describe("Run every N seconds"),
+    timezone: z.string().min(1).max(64).optional().describe('IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC)'),
   })
   .strict()
   .superRefine((plan, context) => {
     const schedules = [plan.runAt, plan.cron, plan.everySeconds].filter((value) => value !== undefined).length;
     if (schedules !== 1) context.addIssue({ code: "custom", message: "Give exactly one of runAt, cron or everySeconds" });
-    if (plan.cron !== undefined) {
-      const problem = checkCron(plan.cron);
+    const zoneProblem = plan.timezone === undefined ? undefined : checkTimezone(plan.timezone);
+    if (zoneProblem) context.addIssue({ code: "custom", path: ["timezone"], message: zoneProblem });
+    if (plan.cron !== undefined && !zoneProblem) {
+      const problem = checkCron(plan.cron, plan.timezone);
       if (problem) context.addIssue({ code: "custom", path: ["cron"], message: problem });
+    }
+    if (plan.runAt !== undefined && !zoneProblem && Number.isNaN(runAtMoment(plan.runAt, plan.timezone))) {
+      context.addIssue({ code: "custom", path: ["runAt"], message: "Not a time that exists" });
     }
   });
 
@@ -40,6 +49,7 @@ export type Plan = {
   runAt: string | null;
   cron: string | null;
   everySeconds: number | null;
+  timezone: string | null;
   nextRunAt: string | null;
   lastRunAt: string | null;
 };
@@ -51,6 +61,7 @@ const planColumns = {
   runAt: plans.runAt,
   cron: plans.cron,
   everySeconds: plans.everySeconds,
+  timezone: plans.timezone,
   nextRunAt: plans.nextRunAt,
   lastRunAt: plans.lastRunAt,
 };
@@ -72,7 +83,7 @@ export async function setPlans(context: KnowledgeContext, input: z.infer<typeof 
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
   const statements = input.plans.map((plan) => {
-    const timing = { runAt: plan.runAt ?? null, cron: plan.cron ?? null, everySeconds: plan.everySeconds ?? null };
+    const timing = { runAt: plan.runAt ?? null, cron: plan.cron ?? null, everySeconds: plan.everySeconds ?? null, timezone: plan.timezone ?? null };
     const next = nextRunAt(timing, now);
     const values = { ...timing, instruction: plan.instruction, nextRunAt: next === null ? null : new Date(next).toISOString(), lastRunAt: null, updatedAt: nowIso };
     return database

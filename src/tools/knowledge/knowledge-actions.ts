@@ -42,7 +42,7 @@ export const knowledgeActions: KnowledgeAction[] = [
   action("set_memories", "setMemories", "Remember things as key → value (an existing key is replaced).", SetMemoriesInput, true, setMemories),
   action("delete_memories", "deleteMemories", "Forget memories by key.", DeleteMemoriesInput, true, deleteMemories),
   action("get_memories", "getMemories", "Read your memories.", Empty, false, async (knowledge) => ({ memories: await listMemories(knowledge) })),
-  action("set_plans", "setPlans", "Schedule plans: each runs once (runAt), on a cron (UTC) or every N seconds, and wakes you with its instruction.", SetPlansInput, true, setPlans),
+  action("set_plans", "setPlans", "Schedule plans: each runs once (runAt), on a cron, or every N seconds, and wakes you with its instruction. Give a timezone (IANA, default UTC) for cron and local runAt times.", SetPlansInput, true, setPlans),
   action("delete_plans", "deletePlans", "Delete plans by name.", DeletePlansInput, true, deletePlans),
   action("get_plans", "getPlans", "Read your plans and when they run next.", Empty, false, async (knowledge) => ({ plans: await listPlans(knowledge) })),
 ];
