@@ -38,7 +38,7 @@ import { listMemories } from "../knowledge/memories";
 import { listPlans } from "../knowledge/plans";
 import { nextAlarmAt } from "./next-alarm-at";
 import { processDeadlines } from "./process-deadlines";
-import { retryDelayMs, runCycle } from "./run-cycle";
+import { giveUp, retryDelayMs, runCycle } from "./run-cycle";
 import { wakeMentionedAgents } from "./wake-agents";
 
 /** While a cycle runs, the alarm is kept this far ahead, renewed every `heartbeatEveryMs`. */
@@ -61,6 +61,8 @@ export class AgentDO extends DurableObject<AppEnv> {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   /** Aborted when the agent is deleted: a running cycle stops where it is. */
   #deleted = new AbortController();
+  /** Aborted when an operator stops the running cycle. */
+  #stopped = new AbortController();
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -133,6 +135,54 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduleAlarm();
     return answer;
+  }
+
+  /**
+   * An operator acts on one of this agent's calls: cancel it (the agent gets a
+   * cancellation), expire it now, or deliver its result to the inbox again.
+   * Every action is noted on the call's run.
+   */
+  async operateOnCall(call: PendingCall, action: "cancel" | "expire" | "redeliver", reason: string): Promise<{ done: boolean }> {
+    let done = false;
+    if (action === "cancel") done = await this.#owner.cancel(call.toolCallId, reason);
+    else if (action === "expire") done = await this.#owner.expire(call.toolCallId);
+    else if (call.status === "resolved" || call.status === "expired") {
+      const error = call.status === "expired" ? `Tool "${call.toolName}" expired` : undefined;
+      this.#storage.enqueue(
+        { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: call.status === "resolved" ? call.result : null, ...(error && { error }) },
+        `evt_redeliver_${call.toolCallId}_${Date.now()}`,
+      );
+      await this.#kick();
+      done = true;
+    }
+    if (done) await this.#audit(call.runId, `An operator did "${action}" on call ${call.toolCallId} (${call.toolName})${reason ? `: ${reason}` : ""}`);
+    await this.#scheduleAlarm();
+    return { done };
+  }
+
+  /**
+   * An operator stops the agent's run now: a running cycle is aborted and its
+   * run fails (its events stay on the record; its pending calls stay
+   * answerable); a run waiting to retry fails at once.
+   */
+  async abortRun(reason: string): Promise<{ aborted: boolean; runId?: string }> {
+    const run = this.#journal.active();
+    if (!run) return { aborted: false };
+    this.#journal.note(run, "operator", `An operator aborted the run: ${reason}`);
+    if (this.#cycleRunning) {
+      this.#stopped.abort(new Error(reason));
+    } else {
+      const agent = await this.#loadAgent();
+      // Held like a cycle, so the alarm cannot start the run again while it fails.
+      this.#cycleRunning = true;
+      try {
+        if (agent) await giveUp(this.#cycleHost(agent), run, `Aborted by an operator: ${reason}`);
+      } finally {
+        this.#cycleRunning = false;
+        await this.#scheduleAlarm();
+      }
+    }
+    return { aborted: true, runId: run.runId };
   }
 
   /** The agent joined or left a space: its cached space list is stale. */
@@ -216,6 +266,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   async #runCycles(): Promise<void> {
     if (this.#cycleRunning) return;
     this.#cycleRunning = true;
+    this.#stopped = new AbortController();
     this.#startHeartbeat();
     try {
       for (;;) {
@@ -254,6 +305,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
       publicOrigin: () => (typeof this.env.PUBLIC_URL === "string" && this.env.PUBLIC_URL) || this.#storage.read("public_origin", z.string()),
       deleted: this.#deleted.signal,
+      stopped: this.#stopped.signal,
       toolRuntime: this.#toolRuntime,
     };
   }
@@ -335,6 +387,14 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (!tool) return undefined;
     const checked = validateToolArguments(resolveTool(tool).inputSchema, answer.data.args);
     return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
+  }
+
+  /** Notes an operator's action on a run: in its journal while it is active, else on its record in D1. */
+  async #audit(runId: string, message: string): Promise<void> {
+    const active = this.#journal.active();
+    if (active?.runId === runId) return this.#journal.note(active, "operator", message);
+    const note = JSON.stringify({ at: new Date().toISOString(), kind: "operator", message });
+    await this.env.DB.prepare("UPDATE runs SET notes = json_insert(COALESCE(notes, '[]'), '$[#]', json(?)) WHERE id = ?").bind(note, runId).run();
   }
 
   /** Where requests reach the gateway, remembered for callback URLs when `PUBLIC_URL` is not set. */

@@ -102,7 +102,18 @@ export class CycleJournal {
     return this.storage.read(activeRunKey, ActiveRun);
   }
 
+  /**
+   * Saves the run. Notes are append-only and may be added from outside the
+   * attempt that holds `run` (an operator's action): notes already stored for
+   * this run are kept, merged into `run`.
+   */
   saveRun(run: ActiveRun): void {
+    const stored = this.active();
+    if (stored?.runId === run.runId) {
+      const known = new Set(run.notes.map((note) => `${note.at} ${note.message}`));
+      const missing = stored.notes.filter((note) => !known.has(`${note.at} ${note.message}`));
+      if (missing.length > 0) run.notes = [...run.notes, ...missing].sort((a, b) => a.at.localeCompare(b.at));
+    }
     this.storage.write(activeRunKey, run);
   }
 

@@ -54,6 +54,8 @@ export type CycleHost = {
   publicOrigin(): string | undefined;
   /** Aborted when the agent is deleted: the cycle stops and records nothing. */
   deleted: AbortSignal;
+  /** Aborted by an operator: the cycle stops at once and fails, keeping its events (the reason is the signal's). */
+  stopped: AbortSignal;
   /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
   wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }>;
   toolRuntime: ToolRuntime;

@@ -56,6 +56,8 @@ export function commitRunEnd(
   run: ActiveRun,
   end: RunEnd,
 ): StoredRunRecord {
+  // Notes added from outside the attempt (an operator's) are merged in first.
+  journal.saveRun(run);
   const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
   const record: StoredRunRecord = {
     runId: run.runId,

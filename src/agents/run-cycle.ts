@@ -114,7 +114,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
   const counter: StatementCounter = { count: 0 };
   const database = createDatabase(env.DB, counter);
   const spaceEvents = new SpaceEventBuffer(env);
-  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted]);
+  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted, host.stopped]);
   let prepared: Attempt | undefined;
   let records: StepRecord[] = [];
   let runRowWritten: Promise<unknown> = Promise.resolve();
@@ -200,7 +200,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     await runRowWritten;
     // The agent was deleted mid-cycle: there is nothing left to record.
     if (host.deleted.aborted) return { status: "idle" };
-    const message = publicErrorMessage(error);
+    const message = host.stopped.aborted ? `Aborted by an operator: ${publicErrorMessage(host.stopped.reason)}` : publicErrorMessage(error);
     if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
       const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";
       await failRun(host, run, prepared, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
@@ -217,13 +217,14 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
   }
 }
 
-/** A run whose attempts were all interrupted: it fails, keeping its events, from the alarm. */
-async function giveUp(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
+/** A run whose attempts were all interrupted (or an operator stopped it while it waited to retry): it fails, keeping its events. */
+export async function giveUp(host: CycleHost, run: ActiveRun, reason?: string): Promise<CycleOutcome> {
   const spaceEvents = new SpaceEventBuffer(host.env);
   const spaces = await host.loadSpaces(createDatabase(host.env.DB, { count: 0 })).catch(() => []);
   const records = host.journal.completedSteps(run.runId).map((step) => step.record);
   const last = [...run.notes].reverse().find((note) => note.kind === "recovered" || note.kind === "retried");
-  await failRun(host, run, { spaceIds: spaces.map((space) => space.id) }, spaceEvents, records, `The run was interrupted ${run.attempt - 1} time(s) and gave up${last ? ` (last: ${last.message})` : ""}; events kept on this run`, null);
+  const error = reason ?? `The run was interrupted ${run.attempt - 1} time(s) and gave up${last ? ` (last: ${last.message})` : ""}; events kept on this run`;
+  await failRun(host, run, { spaceIds: spaces.map((space) => space.id) }, spaceEvents, records, error, null);
   return { status: "failed", runId: run.runId };
 }
 

@@ -7,6 +7,7 @@ import { ApiError, errorEnvelope } from "../errors";
 import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
+import { operatorRoutes } from "./operator";
 import { authentication } from "./authorize";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
@@ -42,6 +43,7 @@ export function createApp() {
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
   app.route("/", callbackRoutes);
+  app.route("/", operatorRoutes);
   app.route("/", statsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });

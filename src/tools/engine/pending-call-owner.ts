@@ -99,6 +99,29 @@ export class PendingCallOwner {
     return this.host.recordedOutcome(pendingId);
   }
 
+  /**
+   * An operator cancels a call: it settles as cancelled (a later answer
+   * conflicts), its card shows it, and the agent gets the cancellation as a
+   * tool error. Returns false when the call had already settled.
+   */
+  cancel(toolCallId: string, reason: string): Promise<boolean> {
+    return this.#locks.run(toolCallId, async () => {
+      const call = await getPendingCall(this.host.database(), toolCallId);
+      if (!call || settledOf(call) || this.#settled.has(toolCallId)) return false;
+      const result = { cancelled: true, reason };
+      const outcome = failed(`"${call.toolName}" was cancelled by an operator: ${reason}`);
+      await this.#stage(toolCallId, outcome);
+      const won = await transitionPendingCall(this.host.database(), toolCallId, ["waiting", "pending"], "resolved", { result });
+      if (!won) {
+        this.host.unstage(toolCallId);
+        this.host.disarmReconcile(toolCallId);
+        return false;
+      }
+      await this.#finish(won, outcome);
+      return true;
+    });
+  }
+
   /** Expires a call whose `expiresAt` has passed; false if it was already settled. */
   expire(toolCallId: string): Promise<boolean> {
     return this.#locks.run(toolCallId, async () => {
