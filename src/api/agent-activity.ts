@@ -8,6 +8,7 @@ import { agentStub } from "../agents/agent-stub";
 import { listGoals } from "../agents/knowledge/goals";
 import { listMemories } from "../agents/knowledge/memories";
 import { listPlans } from "../agents/knowledge/plans";
+import { agentNotFound } from "../db/agent-not-found";
 import { getAgent } from "../db/agents";
 import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
@@ -39,8 +40,9 @@ const InboxPush = z.object({ type: z.literal("external"), data: z.unknown() }).s
 
 async function requireAgent(c: ApiContext, agentId: string) {
   requireSecret(c);
-  const agent = await getAgent(getDatabase(c.env.DB), agentId);
-  if (!agent) throw notFound("Agent", agentId);
+  const database = getDatabase(c.env.DB);
+  const agent = await getAgent(database, agentId);
+  if (!agent) throw await agentNotFound(database, agentId);
   return agent;
 }
 

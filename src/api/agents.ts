@@ -3,9 +3,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { AgentConfig } from "../agents/agent-config";
 import { getDatabase } from "../db/client";
+import { agentNotFound } from "../db/agent-not-found";
 import { getAgent } from "../db/agents";
 import { agents, entities } from "../db/schema";
-import { notFound } from "../errors";
 import { createId } from "../ids";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
@@ -65,8 +65,9 @@ export const agentRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { agentId } = c.req.valid("param");
-      const agent = await getAgent(getDatabase(c.env.DB), agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      const database = getDatabase(c.env.DB);
+      const agent = await getAgent(database, agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       return c.json(agent, 200);
     },
   )
@@ -85,7 +86,7 @@ export const agentRoutes = createRouter()
       checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       const updatedAt = new Date().toISOString();
       await database.batch([
         database.update(agents).set({ config, name: config.agent.name, updatedAt }).where(eq(agents.id, agentId)),
@@ -108,7 +109,7 @@ export const agentRoutes = createRouter()
       const { agentId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // The entity row cascades to the agent row and its memberships.
       await database.delete(entities).where(eq(entities.id, agent.entityId));

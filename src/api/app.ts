@@ -7,11 +7,13 @@ import { ApiError, errorEnvelope } from "../errors";
 import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { authentication } from "./authorize";
+import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
 import { healthRoutes } from "./health";
 import { messageRoutes } from "./messages";
 import { requestBody } from "./request-body";
+import { spaceToolRoutes } from "./space-tools";
 import { spaceRoutes } from "./spaces";
 import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
@@ -26,10 +28,12 @@ export function createApp() {
   app.use("/api/*", requestBody);
 
   app.route("/", healthRoutes);
+  app.route("/", discoveryRoutes);
   app.route("/", entityRoutes);
   app.route("/", agentRoutes);
   app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
+  app.route("/", spaceToolRoutes);
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
