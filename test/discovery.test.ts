@@ -4,10 +4,9 @@
  * either of its ids where an entity is expected.
  */
 import { describe, expect, it } from "vitest";
-import { callJson, createHuman, createSpace, memberHeaders, postMessage, secret } from "./support/api";
 import { createAgent, scriptedConfig } from "./support/agents";
-import { readErrorEnvelope, expectErrorEnvelope } from "./support/error-envelope";
-import { call } from "./support/api";
+import { call, callJson, createHuman, createSpace, memberHeaders, postMessage, secret } from "./support/api";
+import { expectErrorEnvelope, readErrorEnvelope } from "./support/error-envelope";
 
 type Page<K extends string, T> = { [key in K]: T[] } & { nextCursor: string | null };
 type SpaceSummary = { id: string; name: string; memberCount: number; createdAt: string };
@@ -18,8 +17,8 @@ async function readAll<K extends string, T>(path: string, key: K, headers: Recor
   let cursor: string | null = null;
   for (let page = 0; page < 500; page += 1) {
     const separator = path.includes("?") ? "&" : "?";
-    const url = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const { status, body } = await callJson<Page<K, T>>(url, { headers });
+    const url: string = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const { status, body }: { status: number; body: Page<K, T> } = await callJson<Page<K, T>>(url, { headers });
     expect(status, url).toBe(200);
     expect(body[key].length).toBeLessThanOrEqual(limit);
     items.push(...body[key]);
