@@ -229,3 +229,25 @@ describe("GET /api/spaces/:spaceId/tools", () => {
     await readErrorEnvelope(response, "forbidden");
   });
 });
+
+describe("GET /api/spaces/:spaceId/members", () => {
+  it("names every member, with the agent id of an agent, for members and the secret key", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    const ada = await createHuman("Ada");
+    const space = await createSpace([ada, agent.entityId]);
+    const { status, body } = await callJson<{ members: Record<string, unknown>[] }>(`/api/spaces/${space}/members`, { headers: await memberHeaders(ada) });
+    expect(status).toBe(200);
+    // Both joined in one batch (same joinedAt): compare without order.
+    expect(body.members).toHaveLength(2);
+    expect(body.members).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: ada, type: "human", name: "Ada" }),
+        expect.objectContaining({ id: agent.entityId, type: "agent", name: "Scripty", agentId: agent.id }),
+      ]),
+    );
+    expect(body.members.find((member) => member.id === ada)?.agentId).toBeUndefined();
+    const stranger = await createHuman("Stranger");
+    expect((await call(`/api/spaces/${space}/members`, { headers: await memberHeaders(stranger) })).status).toBe(403);
+    expect((await secret(`/api/spaces/${space}/members`)).status).toBe(200);
+  });
+});

@@ -10,9 +10,11 @@ import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
+import { registerEventSchemas } from "./event-schemas";
 import { healthRoutes } from "./health";
 import { messageRoutes } from "./messages";
 import { requestBody } from "./request-body";
+import { spaceMemberRoutes } from "./space-members";
 import { spaceToolRoutes } from "./space-tools";
 import { spaceRoutes } from "./spaces";
 import { statsRoutes } from "./stats";
@@ -34,11 +36,13 @@ export function createApp() {
   app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
   app.route("/", spaceToolRoutes);
+  app.route("/", spaceMemberRoutes);
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
   app.route("/", statsRoutes);
 
+  registerEventSchemas(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
