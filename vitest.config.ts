@@ -1,8 +1,11 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildAll } from "./scripts/build.mjs";
 import { fakeRemote } from "./test/fake-remote.ts";
 
 export default defineConfig(async () => {
+  // The Worker serves web/dist as static assets: build it (with the SDK and CLI) before anything runs.
+  await buildAll({ quiet: true });
   const migrations = await readD1Migrations("./migrations");
   return {
     plugins: [

@@ -1,0 +1,360 @@
+/**
+ * A subscription to a space or agent stream that survives disconnects: it
+ * reconnects with backoff and resumes after the last `seq` it delivered, so
+ * the caller sees every event once, in order. Over a WebSocket (browsers,
+ * Node 22+, or any `WebSocket` class you pass) or over SSE read with fetch
+ * (the fallback where no WebSocket is global, and the only way to send the
+ * secret key, which may not go in a URL).
+ */
+import { backoffDelay, sleep, type BackoffOptions } from "./backoff";
+import { SseParser } from "./sse-parser";
+import { isErrorEnvelope, SwitchboardError } from "./switchboard-error";
+
+export type StreamStatus = "connecting" | "open" | "reconnecting" | "closed";
+
+export type StreamTransport = "auto" | "websocket" | "sse";
+
+/** What a WebSocket class needs to offer (the browser's, Node 22's, or the `ws` package's). */
+export type WebSocketLike = {
+  readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+};
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+export type SubscribeOptions = {
+  /** Replay the events after this seq first (`0`: everything still kept). Without it the stream starts live. */
+  afterSeq?: number;
+  transport?: StreamTransport;
+  signal?: AbortSignal;
+  reconnect?: BackoffOptions & { maxAttempts?: number };
+  /** A connection that shows nothing (no event, no heartbeat) for this long is replaced. Default 60 s. */
+  idleTimeoutMs?: number;
+};
+
+export type StreamConnection = {
+  fetch: typeof fetch;
+  WebSocket?: WebSocketConstructor;
+  /** `http(s)://host` of the gateway. */
+  baseUrl: string;
+  /** The stream route, e.g. `/api/spaces/spc_…/stream`. */
+  path: string;
+  /** Headers for SSE (the secret key, or the public key and JWT). */
+  headers: () => Promise<Record<string, string>>;
+  /** Query credentials for a WebSocket, or undefined when only headers will do (the secret key). */
+  query: () => Promise<Record<string, string> | undefined>;
+  /** After a failed WebSocket handshake: asks over HTTP why, so auth problems are reported, not retried. */
+  probe: () => Promise<SwitchboardError | undefined>;
+};
+
+type Listener<T> = (value: T) => void;
+type Listeners<E> = {
+  event: Listener<E>[];
+  status: Listener<{ status: StreamStatus; attempt: number; delayMs?: number; error?: SwitchboardError }>[];
+  gap: Listener<{ afterSeq: number; firstSeq: number }>[];
+  error: Listener<SwitchboardError>[];
+};
+
+/** Close codes the gateway uses for "do not come back": removed from the space, subject deleted. */
+const finalCloseCodes = new Set([4003, 4004]);
+const pingEveryMs = 25_000;
+
+class Fatal extends Error {
+  constructor(readonly error: SwitchboardError) {
+    super(error.message);
+  }
+}
+
+export class EventSubscription<E extends { seq: number; type: string }> implements AsyncIterable<E> {
+  #lastSeq: number | undefined;
+  #status: StreamStatus = "connecting";
+  #listeners: Listeners<E> = { event: [], status: [], gap: [], error: [] };
+  #stop = new AbortController();
+  #queue: E[] = [];
+  #wakeIterator: (() => void) | undefined;
+  #error: SwitchboardError | undefined;
+  /** Settles when the subscription ends: resolves on `close()`, rejects with a final error. */
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly connection: StreamConnection,
+    private readonly options: SubscribeOptions = {},
+  ) {
+    this.#lastSeq = options.afterSeq;
+    options.signal?.addEventListener("abort", () => this.close(), { once: true });
+    this.done = this.#run();
+    this.done.catch(() => undefined);
+  }
+
+  /** The seq of the last event delivered (or the `afterSeq` it started from). */
+  get lastSeq(): number | undefined {
+    return this.#lastSeq;
+  }
+
+  get status(): StreamStatus {
+    return this.#status;
+  }
+
+  on(type: "event", listener: Listener<E>): () => void;
+  on(type: "status", listener: Listeners<E>["status"][number]): () => void;
+  on(type: "gap", listener: Listeners<E>["gap"][number]): () => void;
+  on(type: "error", listener: Listener<SwitchboardError>): () => void;
+  on(type: keyof Listeners<E>, listener: Listener<never>): () => void {
+    const list = this.#listeners[type] as Listener<never>[];
+    list.push(listener);
+    return () => {
+      const index = list.indexOf(listener);
+      if (index !== -1) list.splice(index, 1);
+    };
+  }
+
+  close(): void {
+    if (this.#status === "closed") return;
+    this.#stop.abort();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<E> {
+    const take = this.on("event", (event) => {
+      this.#queue.push(event);
+      this.#wakeIterator?.();
+    });
+    try {
+      for (;;) {
+        const next = this.#queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        if (this.#status === "closed") {
+          if (this.#error) throw this.#error;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.#wakeIterator = resolve));
+        this.#wakeIterator = undefined;
+      }
+    } finally {
+      take();
+    }
+  }
+
+  #emit<K extends keyof Listeners<E>>(type: K, value: Parameters<Listeners<E>[K][number]>[0]): void {
+    for (const listener of [...this.#listeners[type]] as Listener<typeof value>[]) {
+      try {
+        listener(value);
+      } catch (error) {
+        // A listener's bug must not break the stream; surface it without stopping.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+
+  #setStatus(status: StreamStatus, extra: { attempt?: number; delayMs?: number; error?: SwitchboardError } = {}): void {
+    this.#status = status;
+    this.#emit("status", { status, attempt: extra.attempt ?? 0, delayMs: extra.delayMs, error: extra.error });
+    if (status === "closed") this.#wakeIterator?.();
+  }
+
+  /** Delivers an event once: older or repeated seqs are dropped; a jump is reported as a gap first. */
+  #deliver(frame: unknown): void {
+    if (typeof frame !== "object" || frame === null || typeof (frame as { seq?: unknown }).seq !== "number") return;
+    const event = frame as E;
+    if (this.#lastSeq !== undefined && event.seq <= this.#lastSeq) return;
+    if (this.#lastSeq !== undefined && event.seq > this.#lastSeq + 1) this.#emit("gap", { afterSeq: this.#lastSeq, firstSeq: event.seq });
+    this.#lastSeq = event.seq;
+    this.#emit("event", event);
+  }
+
+  async #run(): Promise<void> {
+    const { maxAttempts = Number.POSITIVE_INFINITY, ...backoff } = this.options.reconnect ?? {};
+    let attempt = 0;
+    try {
+      while (!this.#stop.signal.aborted) {
+        let opened = false;
+        try {
+          await this.#connectOnce(() => {
+            opened = true;
+            attempt = 0;
+            this.#setStatus("open");
+          });
+        } catch (error) {
+          if (error instanceof Fatal) throw error.error;
+          if (this.#stop.signal.aborted) break;
+          const reason = error instanceof SwitchboardError ? error : SwitchboardError.network(error, `stream ${this.connection.path}`);
+          if (!opened) attempt += 1;
+          if (attempt >= maxAttempts) throw reason;
+          const delayMs = backoffDelay(attempt, backoff);
+          this.#setStatus("reconnecting", { attempt, delayMs, error: reason });
+          await sleep(delayMs, this.#stop.signal);
+          continue;
+        }
+        if (this.#stop.signal.aborted) break;
+        // The server ended a healthy connection: come back at once, resuming after lastSeq.
+        this.#setStatus("reconnecting", { attempt: 0, delayMs: 0 });
+      }
+    } catch (error) {
+      this.#error = error instanceof SwitchboardError ? error : SwitchboardError.network(error);
+      this.#emit("error", this.#error);
+      this.#setStatus("closed", { error: this.#error });
+      throw this.#error;
+    }
+    this.#setStatus("closed");
+  }
+
+  #useWebSocket(query: Record<string, string> | undefined): boolean {
+    const transport = this.options.transport ?? "auto";
+    if (transport === "sse") return false;
+    if (transport === "websocket") {
+      if (!this.connection.WebSocket) throw new Fatal(new SwitchboardError({ status: 0, code: "no_websocket", message: "No WebSocket class: pass one (e.g. from the ws package) or use transport \"sse\"" }));
+      if (!query) throw new Fatal(new SwitchboardError({ status: 0, code: "no_websocket", message: "The secret key cannot go in a WebSocket URL: use transport \"sse\" (the default for the secret key)" }));
+      return true;
+    }
+    return query !== undefined && this.connection.WebSocket !== undefined;
+  }
+
+  /** One connection, from opening to its end. Resolves when the server ends it; throws to retry; throws Fatal to stop. */
+  async #connectOnce(onOpen: () => void): Promise<void> {
+    const query = await this.connection.query();
+    const params = new URLSearchParams();
+    if (this.#lastSeq !== undefined) params.set("afterSeq", String(this.#lastSeq));
+    if (this.#useWebSocket(query)) {
+      for (const [name, value] of Object.entries(query ?? {})) params.set(name, value);
+      return this.#viaWebSocket(params, onOpen);
+    }
+    return this.#viaSse(params, onOpen);
+  }
+
+  async #viaSse(params: URLSearchParams, onOpen: () => void): Promise<void> {
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    this.#stop.signal.addEventListener("abort", stop);
+    const idleTimeoutMs = this.options.idleTimeoutMs ?? 60_000;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => abort.abort(new SwitchboardError({ status: 0, code: "timeout", message: `No event or heartbeat for ${idleTimeoutMs} ms` })), idleTimeoutMs);
+    };
+    const url = `${this.connection.baseUrl}${this.connection.path}${params.size > 0 ? `?${params}` : ""}`;
+    try {
+      touch();
+      const response = await this.connection.fetch(url, { headers: { ...(await this.connection.headers()), accept: "text/event-stream" }, signal: abort.signal });
+      if (!response.ok || !response.body) {
+        const text = await response.text().catch(() => "");
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        const error = SwitchboardError.fromResponse(response.status, body, `GET ${this.connection.path}`);
+        throw isFinalStatus(response.status) ? new Fatal(error) : error;
+      }
+      onOpen();
+      const parser = new SseParser((frame) => {
+        try {
+          this.#deliver(JSON.parse(frame.data));
+        } catch {
+          // a frame that is not JSON is not an event
+        }
+      });
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        touch();
+        parser.push(value);
+      }
+    } catch (error) {
+      if (abort.signal.reason instanceof SwitchboardError) throw abort.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(idle);
+      this.#stop.signal.removeEventListener("abort", stop);
+      abort.abort();
+    }
+  }
+
+  #viaWebSocket(params: URLSearchParams, onOpen: () => void): Promise<void> {
+    const WebSocketClass = this.connection.WebSocket as WebSocketConstructor;
+    const url = `${this.connection.baseUrl.replace(/^http/, "ws")}${this.connection.path}?${params}`;
+    const idleTimeoutMs = this.options.idleTimeoutMs ?? 60_000;
+    return new Promise<void>((resolve, reject) => {
+      let opened = false;
+      let settled = false;
+      const socket = new WebSocketClass(url);
+      let idle: ReturnType<typeof setTimeout> | undefined;
+      const ping = setInterval(() => {
+        try {
+          if (socket.readyState === 1) socket.send("ping");
+        } catch {
+          // closing
+        }
+      }, pingEveryMs);
+      const touch = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => finish(new SwitchboardError({ status: 0, code: "timeout", message: `No event or pong for ${idleTimeoutMs} ms` })), idleTimeoutMs);
+      };
+      const stop = () => finish();
+      this.#stop.signal.addEventListener("abort", stop);
+      const finish = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(ping);
+        clearTimeout(idle);
+        this.#stop.signal.removeEventListener("abort", stop);
+        socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+        try {
+          socket.close(1000, "bye");
+        } catch {
+          // already closed
+        }
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      touch();
+      socket.onopen = () => {
+        opened = true;
+        touch();
+        onOpen();
+      };
+      socket.onmessage = (message) => {
+        touch();
+        if (typeof message.data !== "string" || message.data === "pong") return;
+        let frame: unknown;
+        try {
+          frame = JSON.parse(message.data);
+        } catch {
+          return;
+        }
+        if (isErrorEnvelope(frame)) return; // an answer to a bad client frame; we send none
+        this.#deliver(frame);
+      };
+      socket.onerror = () => undefined; // onclose follows with the code
+      socket.onclose = (event) => {
+        if (finalCloseCodes.has(event.code)) {
+          finish(new Fatal(new SwitchboardError({ status: 0, code: event.code === 4003 ? "forbidden" : "gone", message: `The gateway closed the stream: ${event.reason || event.code}` })));
+          return;
+        }
+        if (opened) {
+          finish(new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket closed (${event.code}${event.reason ? ` ${event.reason}` : ""})` }));
+          return;
+        }
+        // The handshake failed; a browser does not say why. Ask over HTTP.
+        this.connection
+          .probe()
+          .then((problem) => finish(problem ? new Fatal(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${event.code})` })))
+          .catch((error) => finish(error));
+      };
+    });
+  }
+}
+
+/** Answers that retrying cannot fix. */
+function isFinalStatus(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
