@@ -10,7 +10,7 @@
  * (vitest.config.ts) and `wrangler deploy` ([build] in wrangler.toml) all run this.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -46,7 +46,7 @@ export async function buildAll({ types = false, quiet = false } = {}) {
 
 async function buildWeb(common) {
   const out = join(root, "web/dist");
-  rmSync(out, { recursive: true, force: true });
+  // Overwritten in place, never emptied first: a running wrangler dev or test may be reading it.
   mkdirSync(join(out, "reference"), { recursive: true });
   cpSync(join(root, "web/static"), out, { recursive: true });
   const swagger = join(root, "node_modules", "swagger-ui-dist");

@@ -2,8 +2,9 @@
  * Where the CLI finds things on a developer's machine, so that in the project
  * folder no flag is needed: the keys in `.dev.vars`, the URL `npm run dev`
  * wrote to `.wrangler/state/switchboard-dev.json`, and the demo's ids in
- * `.wrangler/state/switchboard-demo.json`. Flags and environment variables
- * win over files. Every miss says how to fix it.
+ * `.wrangler/state/switchboard-demo.json` (another folder with `--state-dir` or
+ * SWITCHBOARD_STATE_DIR, for a dev server started with `--persist-to`).
+ * Flags and environment variables win over files. Every miss says how to fix it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -43,7 +44,7 @@ export type LocalSetup = {
   demo: DemoIds | undefined;
 };
 
-export function readLocalSetup(options: { cwd: string; url?: string; devVars?: string; env: Record<string, string | undefined> }): LocalSetup {
+export function readLocalSetup(options: { cwd: string; url?: string; devVars?: string; stateDir?: string; env: Record<string, string | undefined> }): LocalSetup {
   const root = findProjectRoot(options.cwd);
   const varsPath = options.devVars ?? (root ? join(root, ".dev.vars") : undefined);
   let vars: Record<string, string> = {};
@@ -58,7 +59,9 @@ export function readLocalSetup(options: { cwd: string; url?: string; devVars?: s
     const value = options.env[name];
     if (value) vars[name] = value;
   }
-  const state = root ? join(root, ".wrangler", "state") : undefined;
+  // Where `npm run dev` keeps the URL and the demo's ids (its --persist-to, by default .wrangler/state).
+  const stateDir = options.stateDir ?? options.env.SWITCHBOARD_STATE_DIR;
+  const state = stateDir ? resolve(options.cwd, stateDir) : root ? join(root, ".wrangler", "state") : undefined;
   let baseUrl = options.url ?? options.env.SWITCHBOARD_URL;
   let baseUrlSource = options.url ? "--url" : "SWITCHBOARD_URL";
   if (!baseUrl && state && existsSync(join(state, "switchboard-dev.json"))) {

@@ -21,13 +21,15 @@ const usage = `switchboard — talk to a Switchboard gateway (defaults: the loca
   switchboard token <ENTITY> [--expires-in 1h]         a JWT for ENTITY (signed with JWT_SECRET)
   switchboard link [ENTITY]                            a sign-in link for the live page (default: the demo person)
 
-Options: --url URL (or SWITCHBOARD_URL) · --dev-vars PATH · --space SPACE · --as ENTITY|person
+Options: --url URL (or SWITCHBOARD_URL) · --dev-vars PATH · --state-dir DIR (or SWITCHBOARD_STATE_DIR)
+         --space SPACE · --as ENTITY|person
          --after-seq N (watch: replay after N; default 0) · --json (raw events / JSON output)
 Ids: an agent may be named by its agent id (agt_…) or its entity id (ent_…) where an entity is expected.`;
 
 type Flags = {
   url?: string;
   "dev-vars"?: string;
+  "state-dir"?: string;
   space?: string;
   as?: string;
   live?: boolean;
@@ -52,6 +54,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       options: {
         url: { type: "string" },
         "dev-vars": { type: "string" },
+        "state-dir": { type: "string" },
         space: { type: "string" },
         as: { type: "string" },
         live: { type: "boolean" },
@@ -74,7 +77,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command || flags.help ? 0 : 2;
   }
   try {
-    const setup = readLocalSetup({ cwd: io.cwd, url: flags.url, devVars: flags["dev-vars"], env: io.env });
+    const setup = readLocalSetup({ cwd: io.cwd, url: flags.url, devVars: flags["dev-vars"], stateDir: flags["state-dir"], env: io.env });
     const context = new CommandContext(setup, flags, io);
     const handler = commands[command];
     if (!handler) throw new UsageError(`Unknown command "${command}"`);

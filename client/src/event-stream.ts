@@ -334,22 +334,27 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
         if (isErrorEnvelope(frame)) return; // an answer to a bad client frame; we send none
         this.#deliver(frame);
       };
-      socket.onerror = () => undefined; // onclose follows with the code
-      socket.onclose = (event) => {
-        if (finalCloseCodes.has(event.code)) {
-          finish(new Fatal(new SwitchboardError({ status: 0, code: event.code === 4003 ? "forbidden" : "gone", message: `The gateway closed the stream: ${event.reason || event.code}` })));
+      let probing = false;
+      const ended = (code: number, reason: string) => {
+        if (settled || probing) return;
+        if (finalCloseCodes.has(code)) {
+          finish(new Fatal(new SwitchboardError({ status: 0, code: code === 4003 ? "forbidden" : "gone", message: `The gateway closed the stream: ${reason || code}` })));
           return;
         }
         if (opened) {
-          finish(new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket closed (${event.code}${event.reason ? ` ${event.reason}` : ""})` }));
+          finish(new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket closed (${code}${reason ? ` ${reason}` : ""})` }));
           return;
         }
-        // The handshake failed; a browser does not say why. Ask over HTTP.
+        // The handshake failed; a WebSocket does not say why. Ask over HTTP.
+        probing = true;
         this.connection
           .probe()
-          .then((problem) => finish(problem ? new Fatal(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${event.code})` })))
+          .then((problem) => finish(problem ? new Fatal(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${code})` })))
           .catch((error) => finish(error));
       };
+      // Browsers follow an error with a close event; Node 22's WebSocket may not (a refused handshake only errors).
+      socket.onerror = () => ended(1006, "");
+      socket.onclose = (event) => ended(event.code, event.reason);
     });
   }
 }

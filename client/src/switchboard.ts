@@ -55,7 +55,7 @@ export class Switchboard {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#fetch = baseFetch;
-    const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    const global = (globalThis as unknown as { WebSocket?: WebSocketConstructor }).WebSocket;
     this.#WebSocket = options.WebSocket === null ? undefined : (options.WebSocket ?? global);
     this.raw = createClient<paths>({ baseUrl: this.baseUrl, fetch: retryingFetch((request) => baseFetch(request), options.retry) });
     this.raw.use({

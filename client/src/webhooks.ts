@@ -96,7 +96,7 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
     const method = incoming.method ?? "GET";
-    const body = method === "GET" || method === "HEAD" ? undefined : new Blob(chunks as BlobPart[]);
+    const body = method === "GET" || method === "HEAD" ? undefined : new Blob(chunks as Uint8Array<ArrayBuffer>[]);
     const response = await handler(new Request(`http://localhost${incoming.url ?? "/"}`, { method, headers, body }));
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     outgoing.end(new Uint8Array(await response.arrayBuffer()));
