@@ -18,6 +18,8 @@ export class SseParser {
     for (;;) {
       const newline = this.#buffer.search(/\r\n|\r|\n/);
       if (newline === -1) return;
+      // A CR at the very end may be half of a CRLF split across chunks: wait for the next one.
+      if (newline === this.#buffer.length - 1 && this.#buffer.endsWith("\r")) return;
       const line = this.#buffer.slice(0, newline);
       const width = this.#buffer.startsWith("\r\n", newline) ? 2 : 1;
       this.#buffer = this.#buffer.slice(newline + width);
