@@ -53,6 +53,8 @@ export function createApp() {
       version: c.env.SWITCHBOARD_VERSION,
       description: "An edge gateway where AI agents, people and services meet. Errors: {\"error\": {\"code\", \"message\"}}.",
     },
+    // Relative: the document describes the gateway that serves it (and the reference page tries requests there).
+    servers: [{ url: "/", description: "The gateway serving this document" }],
     security: securityRequirements,
   }));
 

@@ -87,9 +87,24 @@ export const ToolCallWebhook = PendingCall.extend({ type: z.literal("tool.call")
     "The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>)",
 });
 
-/** Adds the event schemas to the document's components. */
+/** Adds the event schemas to the document's components, and the tool call webhook to its `webhooks`. */
 export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): void {
   registry.register("SpaceEvent", SpaceEvent);
   registry.register("AgentEvent", AgentEvent);
   registry.register("ToolCallWebhook", ToolCallWebhook);
+  registry.registerWebhook({
+    method: "post",
+    path: "toolCall",
+    operationId: "toolCallWebhook",
+    summary: "A pending tool call pushed to your service",
+    description:
+      "Sent to a tool's execution.webhook for each external or space call. Verify x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on x-switchboard-delivery), then post the result to resultUrl.",
+    tags: ["webhooks"],
+    security: [],
+    request: { body: { content: { "application/json": { schema: ToolCallWebhook } }, required: true } },
+    responses: {
+      200: { description: "Received" },
+      401: { description: "Your service refused the signature; the gateway retries with backoff" },
+    },
+  });
 }

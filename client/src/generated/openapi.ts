@@ -2039,9 +2039,51 @@ export type paths = {
         trace?: never;
     };
 };
-export type webhooks = Record<string, never>;
+export type webhooks = {
+    toolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pending tool call pushed to your service
+         * @description Sent to a tool's execution.webhook for each external or space call. Verify x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on x-switchboard-delivery), then post the result to resultUrl.
+         */
+        post: operations["toolCallWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
 export type components = {
     schemas: {
+        /** @description The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>) */
+        ToolCallWebhook: {
+            runId: string;
+            /** @description The callId to answer with POST /api/runs/{runId}/tool-results */
+            toolCallId: string;
+            toolName: string;
+            /** @enum {string} */
+            executionType: "external" | "space";
+            args?: unknown;
+            /** @enum {string} */
+            status: "waiting" | "pending";
+            expiresAt?: string;
+            spaceId?: string;
+            messageId?: string;
+            resultUrl: string;
+            /** @enum {string} */
+            type: "tool.call";
+            agentId: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description One event of a space stream (contract §8): a WebSocket text frame, or the data of an SSE frame whose id is the seq */
         SpaceEvent: {
             seq: number;
@@ -2440,27 +2482,6 @@ export type components = {
             } & {
                 [key: string]: unknown;
             };
-        };
-        /** @description The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>) */
-        ToolCallWebhook: {
-            runId: string;
-            /** @description The callId to answer with POST /api/runs/{runId}/tool-results */
-            toolCallId: string;
-            toolName: string;
-            /** @enum {string} */
-            executionType: "external" | "space";
-            args?: unknown;
-            /** @enum {string} */
-            status: "waiting" | "pending";
-            expiresAt?: string;
-            spaceId?: string;
-            messageId?: string;
-            resultUrl: string;
-            /** @enum {string} */
-            type: "tool.call";
-            agentId: string;
-        } & {
-            [key: string]: unknown;
         };
         Health: {
             /** @enum {boolean} */
@@ -3268,6 +3289,35 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    toolCallWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCallWebhook"];
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Your service refused the signature; the gateway retries with backoff */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
