@@ -16,6 +16,7 @@ import { pendingToolCalls } from "../db/schema";
 import { notFound } from "../errors";
 import { requireSecret } from "./authorize";
 import { createRouter, type ApiContext } from "./context";
+import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
 import { checkStreamRequest, streamRequest } from "./streams";
 
@@ -144,7 +145,7 @@ export const agentActivityRoutes = createRouter()
       request: { params: AgentIdParam },
       responses: {
         101: { description: "WebSocket: one JSON event per text frame" },
-        200: { description: "SSE", content: { "text/event-stream": { schema: z.string() } } },
+        200: { description: "SSE: `id: <seq>` and `data: <event JSON>` per event", content: { "text/event-stream": { schema: AgentEvent } } },
         426: jsonContent(ErrorResponse, "Neither a WebSocket upgrade nor an SSE request"),
         ...errorResponses,
       },

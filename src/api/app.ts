@@ -13,6 +13,7 @@ import { entityRoutes } from "./entities";
 import { registerEventSchemas } from "./event-schemas";
 import { healthRoutes } from "./health";
 import { messageRoutes } from "./messages";
+import { nameOperations } from "./operation-names";
 import { requestBody } from "./request-body";
 import { spaceMemberRoutes } from "./space-members";
 import { spaceToolRoutes } from "./space-tools";
@@ -42,6 +43,7 @@ export function createApp() {
   app.route("/", toolResultRoutes);
   app.route("/", statsRoutes);
 
+  nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });

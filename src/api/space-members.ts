@@ -30,8 +30,6 @@ export const spaceMemberRoutes = createRouter().openapi(
     method: "get",
     path: "/api/spaces/{spaceId}/members",
     tags: ["spaces"],
-    operationId: "listSpaceMembers",
-    summary: "List the members of a space",
     description: "Who is in the space, with names and types, oldest member first.",
     request: { params: SpaceIdParam },
     responses: { 200: jsonContent(SpaceMemberList, "The members"), ...errorResponses },

@@ -44,8 +44,6 @@ export const spaceToolRoutes = createRouter().openapi(
     method: "get",
     path: "/api/spaces/{spaceId}/tools",
     tags: ["spaces"],
-    operationId: "listSpaceTools",
-    summary: "List the tools that show cards in a space",
     description:
       "The configured tools of the space's agents whose calls can appear in the space: display settings, input schema and result schema (what a UI needs to render a card and build an answer form).",
     request: { params: SpaceIdParam },
