@@ -184,9 +184,13 @@ const commands: Record<string, Command> = {
     printer.setMembers((await client.spaces.members(spaceId)).members);
     if (!context.flags.json) context.io.err(`watching ${spaceId} at ${context.setup.baseUrl} (Ctrl-C stops)\n`);
     const subscription = client.subscribe(spaceId, { afterSeq, signal: context.io.signal });
+    let opens = 0;
     subscription.on("status", ({ status, delayMs, error }) => {
       if (status === "reconnecting" && error) context.io.err(`… connection lost (${error.message}); reconnecting in ${delayMs} ms, resuming after seq ${subscription.lastSeq ?? "(live)"}\n`);
-      if (status === "open" && !context.flags.json) context.io.err(`connected${subscription.lastSeq !== undefined ? ` (resuming after seq ${subscription.lastSeq})` : ""}\n`);
+      if (status !== "open" || context.flags.json) return;
+      opens += 1;
+      const from = subscription.lastSeq === undefined ? " (live from now)" : ` (${opens === 1 ? "replaying" : "resuming"} after seq ${subscription.lastSeq})`;
+      context.io.err(`${opens === 1 ? "connected" : "reconnected"}${from}\n`);
     });
     subscription.on("event", (event) => {
       if (context.flags.json) return context.io.out(`${JSON.stringify(event)}\n`);
