@@ -7,24 +7,16 @@
  * secret key, which may not go in a URL).
  */
 import { backoffDelay, sleep, type BackoffOptions } from "./backoff";
-import { SseParser } from "./sse-parser";
-import { isErrorEnvelope, SwitchboardError } from "./switchboard-error";
+import { connectSse } from "./sse-connection";
+import { FinalStreamError } from "./stream-connection";
+import { SwitchboardError } from "./switchboard-error";
+import { connectWebSocket, type WebSocketConstructor } from "./websocket-connection";
+
+export type { WebSocketConstructor, WebSocketLike } from "./websocket-connection";
 
 export type StreamStatus = "connecting" | "open" | "reconnecting" | "closed";
 
 export type StreamTransport = "auto" | "websocket" | "sse";
-
-/** What a WebSocket class needs to offer (the browser's, Node 22's, or the `ws` package's). */
-export type WebSocketLike = {
-  readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
-};
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
 export type SubscribeOptions = {
   /** Replay the events after this seq first (`0`: everything still kept). Without it the stream starts live. */
@@ -58,16 +50,6 @@ type Listeners<E> = {
   gap: Listener<{ afterSeq: number; firstSeq: number }>[];
   error: Listener<SwitchboardError>[];
 };
-
-/** Close codes the gateway uses for "do not come back": removed from the space, subject deleted. */
-const finalCloseCodes = new Set([4003, 4004]);
-const pingEveryMs = 25_000;
-
-class Fatal extends Error {
-  constructor(readonly error: SwitchboardError) {
-    super(error.message);
-  }
-}
 
 export class EventSubscription<E extends { seq: number; type: string }> implements AsyncIterable<E> {
   #lastSeq: number | undefined;
@@ -183,7 +165,7 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
             this.#setStatus("open");
           });
         } catch (error) {
-          if (error instanceof Fatal) throw error.error;
+          if (error instanceof FinalStreamError) throw error.error;
           if (this.#stop.signal.aborted) break;
           const reason = error instanceof SwitchboardError ? error : SwitchboardError.network(error, `stream ${this.connection.path}`);
           if (!opened) attempt += 1;
@@ -210,156 +192,30 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
     const transport = this.options.transport ?? "auto";
     if (transport === "sse") return false;
     if (transport === "websocket") {
-      if (!this.connection.WebSocket) throw new Fatal(new SwitchboardError({ status: 0, code: "no_websocket", message: "No WebSocket class: pass one (e.g. from the ws package) or use transport \"sse\"" }));
-      if (!query) throw new Fatal(new SwitchboardError({ status: 0, code: "no_websocket", message: "The secret key cannot go in a WebSocket URL: use transport \"sse\" (the default for the secret key)" }));
+      if (!this.connection.WebSocket) throw new FinalStreamError(new SwitchboardError({ status: 0, code: "no_websocket", message: "No WebSocket class: pass one (e.g. from the ws package) or use transport \"sse\"" }));
+      if (!query) throw new FinalStreamError(new SwitchboardError({ status: 0, code: "no_websocket", message: "The secret key cannot go in a WebSocket URL: use transport \"sse\" (the default for the secret key)" }));
       return true;
     }
     return query !== undefined && this.connection.WebSocket !== undefined;
   }
 
-  /** One connection, from opening to its end. Resolves when the server ends it; throws to retry; throws Fatal to stop. */
+  /** One connection, from opening to its end. Resolves when the server ends it; throws to retry; throws FinalStreamError to stop. */
   async #connectOnce(onOpen: () => void): Promise<void> {
     const query = await this.connection.query();
     const params = new URLSearchParams();
     if (this.#lastSeq !== undefined) params.set("afterSeq", String(this.#lastSeq));
+    const attempt = {
+      signal: this.#stop.signal,
+      idleTimeoutMs: this.options.idleTimeoutMs ?? 60_000,
+      onOpen,
+      onFrame: (frame: unknown) => this.#deliver(frame),
+    };
     if (this.#useWebSocket(query)) {
       for (const [name, value] of Object.entries(query ?? {})) params.set(name, value);
-      return this.#viaWebSocket(params, onOpen);
+      const url = `${this.connection.baseUrl.replace(/^http/, "ws")}${this.connection.path}?${params}`;
+      return connectWebSocket({ ...attempt, url, WebSocket: this.connection.WebSocket as WebSocketConstructor, probe: this.connection.probe });
     }
-    return this.#viaSse(params, onOpen);
-  }
-
-  async #viaSse(params: URLSearchParams, onOpen: () => void): Promise<void> {
-    const abort = new AbortController();
-    const stop = () => abort.abort();
-    this.#stop.signal.addEventListener("abort", stop);
-    const idleTimeoutMs = this.options.idleTimeoutMs ?? 60_000;
-    let idle: ReturnType<typeof setTimeout> | undefined;
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => abort.abort(new SwitchboardError({ status: 0, code: "timeout", message: `No event or heartbeat for ${idleTimeoutMs} ms` })), idleTimeoutMs);
-    };
     const url = `${this.connection.baseUrl}${this.connection.path}${params.size > 0 ? `?${params}` : ""}`;
-    try {
-      touch();
-      const response = await this.connection.fetch(url, { headers: { ...(await this.connection.headers()), accept: "text/event-stream" }, signal: abort.signal });
-      if (!response.ok || !response.body) {
-        const text = await response.text().catch(() => "");
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        const error = SwitchboardError.fromResponse(response.status, body, `GET ${this.connection.path}`);
-        throw isFinalStatus(response.status) ? new Fatal(error) : error;
-      }
-      onOpen();
-      const parser = new SseParser((frame) => {
-        try {
-          this.#deliver(JSON.parse(frame.data));
-        } catch {
-          // a frame that is not JSON is not an event
-        }
-      });
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        touch();
-        parser.push(value);
-      }
-    } catch (error) {
-      if (abort.signal.reason instanceof SwitchboardError) throw abort.signal.reason;
-      throw error;
-    } finally {
-      clearTimeout(idle);
-      this.#stop.signal.removeEventListener("abort", stop);
-      abort.abort();
-    }
+    return connectSse({ ...attempt, url, fetch: this.connection.fetch, headers: await this.connection.headers(), what: `GET ${this.connection.path}` });
   }
-
-  #viaWebSocket(params: URLSearchParams, onOpen: () => void): Promise<void> {
-    const WebSocketClass = this.connection.WebSocket as WebSocketConstructor;
-    const url = `${this.connection.baseUrl.replace(/^http/, "ws")}${this.connection.path}?${params}`;
-    const idleTimeoutMs = this.options.idleTimeoutMs ?? 60_000;
-    return new Promise<void>((resolve, reject) => {
-      let opened = false;
-      let settled = false;
-      const socket = new WebSocketClass(url);
-      let idle: ReturnType<typeof setTimeout> | undefined;
-      const ping = setInterval(() => {
-        try {
-          if (socket.readyState === 1) socket.send("ping");
-        } catch {
-          // closing
-        }
-      }, pingEveryMs);
-      const touch = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => finish(new SwitchboardError({ status: 0, code: "timeout", message: `No event or pong for ${idleTimeoutMs} ms` })), idleTimeoutMs);
-      };
-      const stop = () => finish();
-      this.#stop.signal.addEventListener("abort", stop);
-      const finish = (error?: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearInterval(ping);
-        clearTimeout(idle);
-        this.#stop.signal.removeEventListener("abort", stop);
-        socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
-        try {
-          socket.close(1000, "bye");
-        } catch {
-          // already closed
-        }
-        if (error === undefined) resolve();
-        else reject(error);
-      };
-      touch();
-      socket.onopen = () => {
-        opened = true;
-        touch();
-        onOpen();
-      };
-      socket.onmessage = (message) => {
-        touch();
-        if (typeof message.data !== "string" || message.data === "pong") return;
-        let frame: unknown;
-        try {
-          frame = JSON.parse(message.data);
-        } catch {
-          return;
-        }
-        if (isErrorEnvelope(frame)) return; // an answer to a bad client frame; we send none
-        this.#deliver(frame);
-      };
-      let probing = false;
-      const ended = (code: number, reason: string) => {
-        if (settled || probing) return;
-        if (finalCloseCodes.has(code)) {
-          finish(new Fatal(new SwitchboardError({ status: 0, code: code === 4003 ? "forbidden" : "gone", message: `The gateway closed the stream: ${reason || code}` })));
-          return;
-        }
-        if (opened) {
-          finish(new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket closed (${code}${reason ? ` ${reason}` : ""})` }));
-          return;
-        }
-        // The handshake failed; a WebSocket does not say why. Ask over HTTP.
-        probing = true;
-        this.connection
-          .probe()
-          .then((problem) => finish(problem ? new Fatal(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${code})` })))
-          .catch((error) => finish(error));
-      };
-      // Browsers follow an error with a close event; Node 22's WebSocket may not (a refused handshake only errors).
-      socket.onerror = () => ended(1006, "");
-      socket.onclose = (event) => ended(event.code, event.reason);
-    });
-  }
-}
-
-/** Answers that retrying cannot fix. */
-function isFinalStatus(status: number): boolean {
-  return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
