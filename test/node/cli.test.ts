@@ -122,7 +122,14 @@ describe("switchboard CLI", () => {
   it("spaces, agents, entities and runs list what exists; runs show a failed run's error", async () => {
     const failing = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o-mini" } } as never);
     const stream = admin.subscribeAgent(failing.id, { afterSeq: 0 });
-    const finished = new Promise<void>((resolve) => stream.on("event", (event) => event.type === "agent.cycle.finished" && resolve()));
+    const finished = new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error("the keyless agent's run did not finish within 20 s")), 20_000);
+      stream.on("event", (event) => {
+        if (event.type !== "agent.cycle.finished") return;
+        clearTimeout(deadline);
+        resolve();
+      });
+    });
     await admin.agents.pushInbox(failing.id, {});
     await finished;
     stream.close();

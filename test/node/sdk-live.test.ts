@@ -245,7 +245,7 @@ describe("handleTools", () => {
     const before = await admin.agents.pendingToolCalls(agent.id, { status: "pending" });
     expect(before.pendingToolCalls).toHaveLength(1);
     let calls = 0;
-    const answered = new Promise<void>((resolve) => {
+    const answered = until<void>("handleTools to answer the call it found pending", (resolve) => {
       const handling = admin.handleTools(
         {
           later: (args: { city: string }) => {
@@ -253,7 +253,7 @@ describe("handleTools", () => {
             return { city: args.city, ok: true };
           },
         },
-        { agentId: agent.id, onOutcome: () => void handling.close().then(resolve) },
+        { agentId: agent.id, onOutcome: () => void handling.close().then(() => resolve()) },
       );
     });
     await answered;
