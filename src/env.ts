@@ -5,6 +5,8 @@
 export type AppEnv = Env & {
   OPENAI_API_KEY?: string;
   ANTHROPIC_API_KEY?: string;
+  /** `"false"` refuses loopback, private and link-local hosts in every URL the gateway calls (see the URL policy). */
+  ALLOW_PRIVATE_URLS?: string;
   /** The Workers AI binding, when `[ai]` is configured in wrangler.toml. */
   AI?: Ai;
   /** Any other secret a config names through `model.apiKeyEnv` or `${env.NAME}`. */

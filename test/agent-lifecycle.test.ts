@@ -1,10 +1,7 @@
 import { env } from "cloudflare:workers";
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentDO } from "../src/agents/agent-do";
-import { AgentStorage } from "../src/agents/agent-storage";
 import { createHuman, createSpace, secret } from "./support/api";
-import { agentObject, createAgent, scriptedConfig, waitForRuns, waitUntil } from "./support/agents";
+import { agentState, createAgent, listRuns, scriptedConfig, waitForRuns } from "./support/agents";
 import { openSse } from "./support/stream-client";
 
 describe("plans", () => {
@@ -37,7 +34,7 @@ describe("plans", () => {
     );
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
     await waitForRuns(agent.id, 1);
-    const state = await agentObject(agent.id).inspect();
+    const state = await agentState(agent.id);
     const planDeadlines = state.deadlines.filter((deadline) => deadline.kind === "plan");
     expect(planDeadlines).toHaveLength(1);
     expect(new Date(planDeadlines[0].dueAt).getUTCMinutes()).toBe(30);
@@ -47,54 +44,36 @@ describe("plans", () => {
 });
 
 describe("failures and restarts", () => {
-  it("a model error fails the run and the events are tried again from the alarm", async () => {
+  it("a model error is retried with backoff in the same run, which continues once the model works", async () => {
     const agent = await createAgent({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o" } });
+    const stream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { job: 42 } } });
-    const [failed] = await waitForRuns(agent.id, 1);
-    expect(failed.status).toBe("failed");
-    expect(failed.error).toContain("OPENAI_API_KEY");
-    // Fix the config: the queued event is processed by the retry.
+    const retrying = await stream.collector.waitForType("agent.cycle.retrying");
+    expect(retrying.data).toMatchObject({ attempt: 2 });
+    expect(retrying.data.error).toContain("OPENAI_API_KEY");
+    // Fix the config: the next attempt of the same run uses it.
     await secret(`/api/agents/${agent.id}`, { method: "PUT", body: { config: scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]) } });
-    const runs = await waitForRuns(agent.id, 2, 8_000);
-    expect(runs[1].status).toBe("completed");
-    expect(runs[1].trigger).toMatchObject([{ type: "external", data: { job: 42 }, attempt: 2 }]);
+    const [run] = await waitForRuns(agent.id, 1, 8_000);
+    expect(run.status).toBe("completed");
+    expect(run.id).toBe(retrying.data.runId);
+    expect(run.trigger).toMatchObject([{ type: "external", data: { job: 42 } }]);
+    expect(run.notes).toEqual([expect.objectContaining({ kind: "retried", message: expect.stringContaining("OPENAI_API_KEY") })]);
+    expect(await listRuns(agent.id)).toHaveLength(1);
+    stream.close();
   });
 
-  it("after three failed attempts the events leave the inbox and stay on the failed run", async () => {
+  it("after three failed attempts the run fails, its events leave the inbox and stay on the run", async () => {
     const agent = await createAgent({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude" } });
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { job: "doomed" } } });
-    const runs = await waitForRuns(agent.id, 3, 15_000);
-    expect(runs.map((run) => run.status)).toEqual(["failed", "failed", "failed"]);
-    expect(runs[2].trigger).toMatchObject([{ type: "external", data: { job: "doomed" }, attempt: 3 }]);
-    expect(runs[2].error).toContain("no attempts left");
-    await waitUntil(async () => (await agentObject(agent.id).inspect()).pending === 0);
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    expect(await waitForRuns(agent.id, 3)).toHaveLength(3);
-  });
-
-  it("if the object restarts during a cycle, the run is interrupted and its events are processed again", async () => {
-    const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
-    const stub = agentObject(agent.id);
-    // Leave the object exactly as a crash mid-cycle would: events claimed by a
-    // running run, the run marked active, and a `running` record in D1.
-    await runInDurableObject(stub, async (_instance: AgentDO, state) => {
-      const storage = new AgentStorage(state.storage.sql);
-      storage.set("agent_id", agent.id);
-      storage.enqueue({ type: "external", data: { survived: true } });
-      storage.claim("run_crashed");
-      storage.set("active_run", { runId: "run_crashed", startedAt: new Date().toISOString() });
-    });
-    await env.DB.prepare("INSERT INTO runs (id, agent_id, agent_entity_id, status, trigger) VALUES (?, ?, ?, 'running', '[]')")
-      .bind("run_crashed", agent.id, agent.entityId)
-      .run();
-    await evictDurableObject(stub);
-    await stub.inspect();
-    const interrupted = await secret<{ status: string }>("/api/runs/run_crashed");
-    expect(interrupted.body.status).toBe("interrupted");
-    const runs = await waitForRuns(agent.id, 2);
-    const retried = runs.find((run) => run.id !== "run_crashed");
-    expect(retried?.status).toBe("completed");
-    expect(retried?.trigger).toMatchObject([{ type: "external", data: { survived: true } }]);
+    const [run] = await waitForRuns(agent.id, 1, 15_000);
+    expect(run.status).toBe("failed");
+    expect(run.trigger).toMatchObject([{ type: "external", data: { job: "doomed" }, attempt: 3 }]);
+    expect(run.error).toContain("no attempts left");
+    expect(run.notes.filter((note) => note.kind === "retried")).toHaveLength(2);
+    const state = await agentState(agent.id);
+    expect(state.pending).toBe(0);
+    expect(state.activeRun).toBeUndefined();
+    expect(await listRuns(agent.id)).toHaveLength(1);
   });
 });
 

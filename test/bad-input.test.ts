@@ -7,7 +7,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createAgent } from "./support/agents";
-import { createHuman, createSpace, memberHeaders, postMessage, secret, secretHeaders } from "./support/api";
+import { createHuman, createSpace, memberHeaders, postMessage, secret, secretHeaders, tokenFor } from "./support/api";
 import { countRows, spaceSeq } from "./support/database-state";
 import { expectErrorEnvelope, readErrorEnvelope } from "./support/error-envelope";
 import { minimalAgentConfig } from "./support/minimal-agent-config";
@@ -19,6 +19,7 @@ type Fixture = {
   outsider: string;
   spaceId: string;
   agentId: string;
+  agentEntityId: string;
   externalId: string;
 };
 
@@ -27,11 +28,11 @@ async function createFixture(): Promise<Fixture> {
   const [member, otherMember, outsider] = await Promise.all(["Member", "Other", "Outsider"].map((name) => createHuman(name)));
   const spaceId = await createSpace([member, otherMember]);
   await postMessage(spaceId, member, "first");
-  const { id: agentId } = await createAgent(minimalAgentConfig);
+  const { id: agentId, entityId: agentEntityId } = await createAgent(minimalAgentConfig);
   const externalId = `ext-${crypto.randomUUID()}`;
   const created = await secret("/api/entities", { body: { type: "human", name: "Known", externalId } });
   if (created.status !== 201) throw new Error(`fixture entity: ${created.status}`);
-  return { member, otherMember, outsider, spaceId, agentId, externalId };
+  return { member, otherMember, outsider, spaceId, agentId, agentEntityId, externalId };
 }
 
 /** Everything a failed request must leave as it was. */
@@ -44,8 +45,8 @@ async function snapshot(fixture: Fixture) {
 type BadRequest = {
   method: string;
   path: string;
-  /** Who sends it; the secret key unless said otherwise. */
-  auth?: "secret" | "member";
+  /** Who sends it; the secret key unless said otherwise. `agent`: a JWT whose subject is the agent's entity; `expired`: a member's expired JWT; `none`: no headers (credentials in the query). */
+  auth?: "secret" | "member" | "agent" | "expired" | "none";
   /** Serialized with JSON.stringify. */
   json?: unknown;
   /** Sent as is, instead of `json`. */
@@ -61,7 +62,7 @@ type BadCase = {
   code: string;
   /** `error.details[].path` values that must all be listed. */
   paths?: string[];
-  request: (fixture: Fixture) => BadRequest;
+  request: (fixture: Fixture) => BadRequest | Promise<BadRequest>;
 };
 
 const encoder = new TextEncoder();
@@ -102,6 +103,9 @@ const tool = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 const agentWith = (changes: Record<string, unknown>) => ({ config: { ...minimalAgentConfig, ...changes } });
+const gatewayTool = (execution: Record<string, unknown>) => tool({ name: "fetcher", executionType: "gateway", execution });
+const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`;
 const postAgent = (body: unknown): BadRequest => ({ method: "POST", path: "/api/agents", json: body });
 const postEntity = (body: unknown): BadRequest => ({ method: "POST", path: "/api/entities", json: body });
 const rawEntity = (raw: string, contentType?: string | null): BadRequest => ({ method: "POST", path: "/api/entities", raw, contentType });
@@ -116,7 +120,7 @@ const cases: BadCase[] = [
   { name: "a JSON string", status: 400, code: "invalid_body", request: () => rawEntity('"human"') },
   { name: "a JSON number", status: 400, code: "invalid_body", request: () => rawEntity("42") },
   { name: "JSON null", status: 400, code: "invalid_body", request: () => rawEntity("null") },
-  { name: "JSON nested 10,000 levels deep", status: 400, code: "invalid_json", request: () => ({ method: "POST", path: "/api/agents", raw: deeplyNested }) },
+  { name: "JSON nested 10,000 levels deep", status: 400, code: "too_deep", request: () => ({ method: "POST", path: "/api/agents", raw: deeplyNested }) },
   { name: "Content-Type: text/plain", status: 415, code: "unsupported_media_type", request: () => rawEntity('{"type":"human","name":"A"}', "text/plain") },
   { name: "no Content-Type", status: 415, code: "unsupported_media_type", request: () => rawEntity('{"type":"human","name":"A"}', null) },
   { name: "a form-encoded body", status: 415, code: "unsupported_media_type", request: () => rawEntity("type=human&name=A", "application/x-www-form-urlencoded") },
@@ -331,12 +335,176 @@ const cases: BadCase[] = [
   },
   { name: "stream of an unknown space", status: 404, code: "not_found", request: () => ({ method: "GET", path: `/api/spaces/${unknownId("spc")}/stream`, headers: { upgrade: "websocket" } }) },
 
+  // ── issue 8: secrets a config may name (one secret policy) ─────────────────
+  ...["JWT_SECRET", "WEBHOOK_SECRET", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY"].map(
+    (name): BadCase => ({
+      name: `model.apiKeyEnv naming the gateway's own ${name}`,
+      status: 400,
+      code: "validation_error",
+      paths: ["config.model.apiKeyEnv"],
+      request: () => postAgent(agentWith({ model: { provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1", apiKeyEnv: name } })),
+    }),
+  ),
+  { name: "model.apiKeyEnv naming a binding (DB)", status: 400, code: "validation_error", paths: ["config.model.apiKeyEnv"], request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" } })) },
+  {
+    name: "PUT with model.apiKeyEnv JWT_SECRET (the agent keeps its config)",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.apiKeyEnv"],
+    request: (fixture) => ({ method: "PUT", path: `/api/agents/${fixture.agentId}`, json: agentWith({ model: { provider: "anthropic", name: "claude", apiKeyEnv: "JWT_SECRET" } }) }),
+  },
+  {
+    name: "a gateway tool header sending ${env.JWT_SECRET}",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.headers.authorization"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://api.example.com/", headers: { authorization: "Bearer ${env.JWT_SECRET}" } })] })),
+  },
+  {
+    name: "a gateway tool header sending a binding (${env.AGENT})",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.headers.x-agent"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://api.example.com/", headers: { "x-agent": "${env.AGENT}" } })] })),
+  },
+  {
+    name: "an MCP server header sending ${env.WEBHOOK_SECRET}",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers.0.headers.authorization"],
+    request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer ${env.WEBHOOK_SECRET}" } }] } })),
+  },
+
+  // ── issue 8: URLs the gateway calls (one URL policy) ───────────────────────
+  ...["file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "ftp://llm.example/v1"].map(
+    (url): BadCase => ({
+      name: `model.baseURL ${url}`,
+      status: 400,
+      code: "validation_error",
+      paths: ["config.model.baseURL"],
+      request: () => postAgent(agentWith({ model: { provider: "openai-compatible", name: "m", baseURL: url } })),
+    }),
+  ),
+  { name: "model.baseURL that is not a URL", status: 400, code: "validation_error", paths: ["config.model.baseURL"], request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", baseURL: "llm.example" } })) },
+  { name: "an MCP server at javascript:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "javascript:alert(1)" }] } })) },
+  { name: "an MCP server at ws:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "ws://mcp.example.com/mcp" }] } })) },
+  { name: "a webhook at javascript:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.webhook"], request: () => postAgent(agentWith({ tools: [tool({ executionType: "space", execution: { webhook: "javascript:alert(1)" } })] })) },
+  { name: "an MCP server at file:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "file:///etc/passwd" }] } })) },
+  { name: "a webhook at file:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.webhook"], request: () => postAgent(agentWith({ tools: [tool({ executionType: "external", execution: { webhook: "file:///etc/passwd" } })] })) },
+  { name: "a gateway tool at javascript:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.url"], request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "javascript:fetch('//evil')" })] })) },
+  { name: "a gateway tool with a placeholder in its host", status: 400, code: "validation_error", paths: ["config.tools.0.execution.url"], request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://{{host}}/x" })] })) },
+
+  // ── issue 8: JSON depth at the edge ────────────────────────────────────────
+  ...[65, 2_500, 3_000, 4_000].map(
+    (depth): BadCase => ({
+      name: `an inbox event nested ${depth} levels deep`,
+      status: 400,
+      code: "too_deep",
+      request: (fixture) => ({ method: "POST", path: `/api/agents/${fixture.agentId}/inbox`, raw: `{"type":"external","data":${nested(depth - 1)}}` }),
+    }),
+  ),
+  ...[65, 3_000].map(
+    (depth): BadCase => ({
+      name: `a tool result nested ${depth} levels deep`,
+      status: 400,
+      code: "too_deep",
+      request: () => ({ method: "POST", path: `/api/runs/${unknownId("run")}/tool-results`, raw: `{"callId":"call_x","result":${nested(depth - 1)}}` }),
+    }),
+  ),
+  { name: "objects nested 65 levels deep", status: 400, code: "too_deep", request: (fixture) => ({ method: "POST", path: `/api/agents/${fixture.agentId}/inbox`, raw: `{"type":"external","data":${nestedObjects(64)}}` }) },
+  { name: "a scripted tool call's args nested 65 levels deep", status: 400, code: "too_deep", request: () => ({ method: "POST", path: "/api/agents", raw: `{"config":{"agent":{"name":"a"},"model":{"provider":"scripted","turns":[{"toolCalls":[{"name":"x","args":{"a":${nested(57)}}}]}]}}}` }) },
+  { name: "an entity body of objects nested 3,000 levels deep", status: 400, code: "too_deep", request: () => rawEntity(`{"type":"human","name":"A","x":${nestedObjects(2_999)}}`) },
+  { name: "a message body nested 3,000 levels deep", status: 400, code: "too_deep", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, raw: `{"text":"hi","entityId":"${fixture.member}","mentions":${nested(2_999)}}` }) },
+
+  // ── issue 8: input schemas that could never validate ───────────────────────
+  ...(
+    [
+      ["an invalid regex pattern", { type: "object", properties: { x: { type: "string", pattern: "([" } } }, "config.tools.0.inputSchema.properties.x.pattern"],
+      ["an invalid patternProperties key", { type: "object", patternProperties: { "[a-": { type: "string" } } }, "config.tools.0.inputSchema.patternProperties.[a-"],
+      ['{"$ref": "#"}', { $ref: "#" }, "config.tools.0.inputSchema.$ref"],
+      ["an allOf referring to its own schema", { type: "object", allOf: [{ $ref: "#" }] }, "config.tools.0.inputSchema.allOf.0.$ref"],
+      ["an unresolved $ref", { type: "object", properties: { x: { $ref: "#/$defs/missing" } } }, "config.tools.0.inputSchema.properties.x.$ref"],
+      ["a remote $ref", { type: "object", properties: { x: { $ref: "https://schemas.example.com/x.json" } } }, "config.tools.0.inputSchema.properties.x.$ref"],
+      ['type "nonsense"', { type: "nonsense" }, "config.tools.0.inputSchema.type"],
+      ['a property of type "nonsense"', { type: "object", properties: { x: { type: "nonsense" } } }, "config.tools.0.inputSchema.properties.x.type"],
+      ["required that is not an array of names", { type: "object", required: "x" }, "config.tools.0.inputSchema.required"],
+      ["a negative minLength", { type: "object", properties: { x: { type: "string", minLength: -1 } } }, "config.tools.0.inputSchema.properties.x.minLength"],
+      ["a property schema that is a number", { type: "object", properties: { x: 5 } }, "config.tools.0.inputSchema.properties.x"],
+      ["a tuple items array in draft 2020-12", { type: "object", properties: { x: { type: "array", items: [{ type: "string" }] } } }, "config.tools.0.inputSchema.properties.x.items"],
+      ["$dynamicRef", { type: "object", properties: { x: { $dynamicRef: "#meta" } } }, "config.tools.0.inputSchema.properties.x.$dynamicRef"],
+      ["two definitions referring to each other in place", { type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } } }, "config.tools.0.inputSchema.$defs.b.$ref"],
+      ["a boolean exclusiveMinimum in draft 2020-12", { type: "object", properties: { n: { type: "number", exclusiveMinimum: true } } }, "config.tools.0.inputSchema.properties.n.exclusiveMinimum"],
+    ] as const
+  ).map(
+    ([what, inputSchema, path]): BadCase => ({
+      name: `an input schema with ${what}`,
+      status: 400,
+      code: "validation_error",
+      paths: [path],
+      request: () => postAgent(agentWith({ tools: [tool({ inputSchema })] })),
+    }),
+  ),
+  {
+    name: "a prebuilt tool overriding its schema with an invalid pattern",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.inputSchema.properties.keys.pattern"],
+    request: () => postAgent(agentWith({ tools: [{ name: "forget", executionType: "prebuilt", execution: { action: "deleteMemories" }, inputSchema: { type: "object", properties: { keys: { type: "string", pattern: "(?<" } } } }] })),
+  },
+
+  // ── issue 8: text body templates ───────────────────────────────────────────
+  {
+    name: "a JSON text body that does not parse once filled",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.body"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", body: '{"amount": {{a}}' })] })),
+  },
+  {
+    name: "a JSON text body with a placeholder after a backslash",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.body"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", body: '{"note": "\\{{a}}", "amount": {{b}}}' })] })),
+  },
+  {
+    name: "a body declared JSON by its Content-Type that is not JSON",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.body"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", headers: { "content-type": "application/json" }, body: "amount={{a}}" })] })),
+  },
+
+  // ── issue 8: who may speak, and with which token ───────────────────────────
+  { name: "a JWT whose subject is an agent posting a message", status: 403, code: "forbidden", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, auth: "agent", json: { text: "I am the assistant" } }) },
+  { name: "a JWT whose subject is an agent opening a stream", status: 403, code: "forbidden", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "agent", headers: { accept: "text/event-stream" } }) },
+  { name: "a JWT whose subject is an agent posting a tool result", status: 403, code: "forbidden", request: () => ({ method: "POST", path: `/api/runs/${unknownId("run")}/tool-results`, auth: "agent", json: { callId: "call_x", result: 1 } }) },
+  { name: "an expired JWT as ?token= on an SSE stream", status: 401, code: "unauthorized", request: async (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream?publicKey=${env.GATEWAY_PUBLIC_KEY}&token=${await tokenFor(fixture.member, { expiresIn: -60 })}`, auth: "none", headers: { accept: "text/event-stream" } }) },
+  { name: "an expired JWT opening a stream", status: 401, code: "unauthorized", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "expired", headers: { upgrade: "websocket" } }) },
+
+  // ── issue 8: every array limit, one past its maximum ───────────────────────
+  { name: "129 tools", status: 400, code: "validation_error", paths: ["config.tools"], request: () => postAgent(agentWith({ tools: Array.from({ length: 129 }, (_, index) => tool({ name: `t${index}` })) })) },
+  { name: "17 MCP servers", status: 400, code: "validation_error", paths: ["config.mcp.servers"], request: () => postAgent(agentWith({ mcp: { servers: Array.from({ length: 17 }, (_, index) => ({ name: `s${index}`, url: "https://mcp.example.com/mcp" })) } })) },
+  { name: "257 allowedTools", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.allowedTools"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "https://mcp.example.com/mcp", allowedTools: Array.from({ length: 257 }, (_, index) => `t${index}`) }] } })) },
+  { name: "10,001 scripted turns", status: 400, code: "validation_error", paths: ["config.model.turns"], request: () => postAgent(agentWith({ model: { provider: "scripted", turns: Array.from({ length: 10_001 }, () => ({})) } })) },
+  { name: "33 tool calls in one scripted turn", status: 400, code: "validation_error", paths: ["config.model.turns.0.toolCalls"], request: () => postAgent(agentWith({ model: { provider: "scripted", turns: [{ toolCalls: Array.from({ length: 33 }, () => ({ name: "skip", args: {} })) }] } })) },
+  { name: "1,001 space memberIds", status: 400, code: "validation_error", paths: ["memberIds"], request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Stadium", memberIds: Array.from({ length: 1_001 }, () => fixture.member) } }) },
+  { name: "51 mentions", status: 400, code: "validation_error", paths: ["mentions"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: Array.from({ length: 51 }, () => fixture.otherMember) } }) },
+
   // ── no such route ──────────────────────────────────────────────────────────
   { name: "an unknown route", status: 404, code: "route_not_found", request: () => ({ method: "GET", path: "/api/widgets" }) },
 ];
 
+async function headersFor(auth: NonNullable<BadRequest["auth"]>, fixture: Fixture): Promise<Record<string, string>> {
+  if (auth === "none") return {};
+  if (auth === "member") return memberHeaders(fixture.member);
+  if (auth === "agent") return memberHeaders(fixture.agentEntityId);
+  if (auth === "expired") return { "x-public-key": env.GATEWAY_PUBLIC_KEY, authorization: `Bearer ${await tokenFor(fixture.member, { expiresIn: -60 })}` };
+  return secretHeaders;
+}
+
 async function toRequest(spec: BadRequest, fixture: Fixture): Promise<Request> {
-  const headers = new Headers(spec.auth === "member" ? await memberHeaders(fixture.member) : secretHeaders);
+  const headers = new Headers(await headersFor(spec.auth ?? "secret", fixture));
   const body = spec.raw ?? (spec.json === undefined ? undefined : JSON.stringify(spec.json));
   const contentType = spec.contentType === undefined ? (body === undefined ? null : "application/json") : spec.contentType;
   if (contentType !== null) headers.set("content-type", contentType);
@@ -345,15 +513,15 @@ async function toRequest(spec: BadRequest, fixture: Fixture): Promise<Request> {
 }
 
 describe("malformed requests get the contract's errors and change nothing", () => {
-  it("the catalogue has more than 45 cases, each with a distinct name", () => {
-    expect(cases.length).toBeGreaterThan(45);
+  it("the catalogue has at least 150 cases, each with a distinct name", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(150);
     expect(new Set(cases.map((badCase) => badCase.name)).size).toBe(cases.length);
   });
 
   it.each(cases)("$name → $status $code", async ({ request, status, code, paths }) => {
     const fixture = await createFixture();
     const before = await snapshot(fixture);
-    const response = await exports.default.fetch(await toRequest(request(fixture), fixture));
+    const response = await exports.default.fetch(await toRequest(await request(fixture), fixture));
     expect(response.status).toBe(status);
     const body = await readErrorEnvelope(response, code);
     if (paths) expect(body.error.details?.map((detail) => detail.path)).toEqual(expect.arrayContaining(paths));
@@ -390,6 +558,7 @@ const frameCases: FrameCase[] = [
   { name: "a JSON number", frame: "7", code: "invalid_frame" },
   { name: "an unknown frame type", frame: JSON.stringify({ type: "subscribe", spaceId: "spc_other" }), code: "invalid_frame" },
   { name: "a ping carrying __proto__", frame: '{"type":"ping","__proto__":{"polluted":true}}', code: "invalid_frame" },
+  { name: "a ping nested 65 levels deep", frame: `{"type":"ping","x":${"[".repeat(64)}${"]".repeat(64)}}`, code: "too_deep" },
   { name: "a ping padded past 64 KiB", frame: JSON.stringify({ type: "ping", padding: longString(65 * kib) }), code: "frame_too_large" },
   // 30,000 characters but 90,000 bytes: the limit counts bytes.
   { name: "a ping padded with 90 KB of three-byte characters", frame: JSON.stringify({ type: "ping", padding: "€".repeat(30_000) }), code: "frame_too_large" },

@@ -7,12 +7,18 @@
  *   `GET http://hooks.test/recorded/<id>` returns what was received.
  * - `http://api.test/echo…` answers JSON describing the request;
  *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
- *   lazily), `/text` (not JSON).
+ *   lazily), `/text` (not JSON); `/hang-once/<id>` never answers its first
+ *   request and answers `{"ok": true, "attempt": n}` after that (requests are
+ *   recorded under `<id>`, like webhooks).
  * - `http://mcp.test/mcp` is an MCP server (Streamable HTTP, stateless) with
  *   the tools `add`, `fail` and `hidden`; it records the auth header it saw.
+ *   `http://mcp.test/odd` lists `echo` (a good schema), `broken` (a `pattern`
+ *   that is not a regex) and `deep` (answers 3,000 levels deep).
  */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
@@ -58,6 +64,13 @@ async function api(request: Request, url: URL): Promise<Response> {
   }
   if (url.pathname.startsWith("/status/")) return json({ error: "upstream says no" }, Number(url.pathname.split("/")[2]));
   if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
+  if (url.pathname.startsWith("/hang-once/")) {
+    const id = url.pathname.slice("/hang-once/".length);
+    const seen = [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }];
+    recorded.set(id, seen);
+    if (seen.length === 1) return new Promise<Response>(() => undefined);
+    return json({ ok: true, attempt: seen.length });
+  }
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
   if (url.pathname === "/big") {
     let sent = 0;
@@ -90,9 +103,30 @@ async function mcp(request: Request): Promise<Response> {
   return transport.handleRequest(request);
 }
 
+/** An MCP server whose tool list a well-behaved SDK server would not produce. */
+async function oddMcp(request: Request): Promise<Response> {
+  const server = new Server({ name: "odd-mcp", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+      { name: "broken", description: "Unusable schema", inputSchema: { type: "object", properties: { text: { type: "string", pattern: "([" } } } },
+      { name: "deep", description: "Answers too deep", inputSchema: { type: "object", properties: {} } },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (call) => {
+    if (call.params.name !== "deep") return { content: [{ type: "text", text: JSON.stringify(call.params.arguments ?? {}) }] };
+    let value: Record<string, unknown> = { leaf: true };
+    for (let level = 0; level < 3_000; level += 1) value = { next: value };
+    return { content: [], structuredContent: value };
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  return transport.handleRequest(request);
+}
+
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
-  if (url.hostname === "mcp.test") return mcp(request);
+  if (url.hostname === "mcp.test") return url.pathname === "/odd" ? oddMcp(request) : mcp(request);
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
   return json({ error: `tests may not reach ${url.hostname}` }, 502);

@@ -4,17 +4,24 @@
  * reported with its path.
  */
 import { z } from "@hono/zod-openapi";
+import { secretNameProblem } from "../security/secret-policy";
+import { OutboundUrl } from "../security/url-policy";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
+import { checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
 import { ToolConfig } from "../tools/tool-config";
 
 const modelSettings = {
   name: z.string().min(1).max(200),
   temperature: z.number().min(0).max(2).optional(),
   maxOutputTokens: z.number().int().positive().max(200_000).optional(),
-  /** Names the Worker secret holding the API key (never the key itself). */
+  /** Names the Worker secret holding the API key (never the key itself, never one of the gateway's own keys). */
   apiKeyEnv: z
     .string()
     .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
+    .superRefine((name, context) => {
+      const problem = secretNameProblem(name);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    })
     .optional(),
 };
 
@@ -31,9 +38,9 @@ export const ScriptedTurn = z
 
 export const ModelConfig = z
   .discriminatedUnion("provider", [
-    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: z.url().optional() }).strict(),
-    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: z.url().optional() }).strict(),
-    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: z.url() }).strict(),
+    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
+    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
+    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: OutboundUrl }).strict(),
     z.object({ provider: z.literal("workers-ai"), ...modelSettings }).strict(),
     z
       .object({
@@ -50,12 +57,15 @@ export const ModelConfig = z
 export const McpServerConfig = z
   .object({
     name: z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/),
-    url: z.url(),
+    url: OutboundUrl,
     transport: z.enum(["http", "sse"]).default("http"),
     allowedTools: z.array(z.string().min(1).max(64)).max(256).optional(),
     headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((server, context) => {
+    for (const problem of checkHeaderSecrets(server.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+  });
 
 export const AgentConfig = z
   .object({
@@ -94,9 +104,11 @@ export const AgentConfig = z
         consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
         /** A cycle that runs longer is aborted and fails (its events are retried). */
         cycleTimeout: z.number().int().min(1_000).max(14 * 60 * 1000).default(10 * 60 * 1000),
+        /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
+        maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
       })
       .strict()
-      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000 }),
+      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000, maxCyclesPerMinute: 60 }),
   })
   .strict()
   .superRefine((config, context) => {

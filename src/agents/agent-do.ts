@@ -1,19 +1,32 @@
 /**
- * AgentDO: one per agent. Owns the durable inbox and runs one cycle at a time
- * from its alarm, set to now when an event arrives. The one alarm is
- * multiplexed over a deadline table (plans, tool timeouts, call expiry,
- * webhook retries) and, while a cycle runs, armed as its watchdog: if the
- * object dies, a fresh instance marks the run interrupted and runs its events
- * again. Also serves the agent's own event stream.
+ * AgentDO: one per agent (named by its agent id). Owns the durable inbox and
+ * runs one cycle at a time from its alarm, set to now when an event arrives.
+ * The one alarm is multiplexed over a deadline table (plans, tool timeouts,
+ * call expiry, webhook retries, run records, staged outcomes) and, while a
+ * cycle runs, kept a few seconds ahead as a heartbeat: if the object dies,
+ * the alarm wakes a fresh instance within seconds, which continues the cycle
+ * from its journal. Every pending-call transition goes through the
+ * PendingCallOwner here. Also serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 import { getAgent, type AgentRecord } from "../db/agents";
 import { getDatabase } from "../db/client";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
+import type { Message } from "../spaces/message";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
+import { maxHops } from "../tools/engine/hop";
+import { type PendingCall } from "../tools/engine/pending-calls";
+import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
+import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
+import { ToolWaiters } from "../tools/engine/tool-waiters";
+import { WebhookSender } from "../tools/engine/webhook-sender";
 import { AgentStorage, type Deadline } from "./agent-storage";
+import type { ToolRuntime } from "./cycle-context";
+import { CycleJournal } from "./cycle-journal";
+import type { CycleHost, Knowledge } from "./cycle-setup";
 import { InboxEvent } from "./inbox-event";
 import { listGoals } from "./knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
@@ -21,35 +34,38 @@ import { listMemories } from "./knowledge/memories";
 import { listPlans } from "./knowledge/plans";
 import { nextAlarmAt } from "./next-alarm-at";
 import { processDeadlines } from "./process-deadlines";
-import { type ActiveRun, recoverInterruptedRun } from "./recover-interrupted-run";
-import { type Knowledge, runCycle } from "./run-cycle";
-import type { ToolRuntime } from "./cycle-context";
-import { expireToolCall } from "../tools/engine/expire-tool-call";
-import { settleToolCall, type ToolCallSettlement } from "../tools/engine/settle-tool-call";
-import { ToolWaiters } from "../tools/engine/tool-waiters";
-import { WebhookSender } from "../tools/engine/webhook-sender";
+import { retryDelayMs, runCycle } from "./run-cycle";
+import { wakeMentionedAgents } from "./wake-agents";
 
-
-/** The watchdog alarm fires this long after a cycle's own deadline. */
-const watchdogGraceMs = 30_000;
+/** While a cycle runs, the alarm is kept this far ahead, renewed every `heartbeatEveryMs`. */
+export const heartbeatAheadMs = 10_000;
+const heartbeatEveryMs = 3_000;
 
 export class AgentDO extends DurableObject<AppEnv> {
-  readonly #storage: AgentStorage;
+  #storage: AgentStorage;
+  #journal: CycleJournal;
   readonly #log: MemoryEventLog;
   readonly #hub: ConnectionHub;
+  readonly #waiters = new ToolWaiters();
+  readonly #webhooks: WebhookSender;
+  readonly #owner: PendingCallOwner;
+  readonly #toolRuntime: ToolRuntime;
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
   #spaces: { id: string; name: string }[] | undefined;
   #cycleRunning = false;
-  #watchdogAt: number | undefined;
-  readonly #waiters = new ToolWaiters();
-  readonly #webhooks: WebhookSender;
-  readonly #toolRuntime: ToolRuntime;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Aborted when the agent is deleted: a running cycle stops where it is. */
+  #deleted = new AbortController();
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
-    this.#storage = new AgentStorage(ctx.storage.sql);
-    this.#log = new MemoryEventLog(2_000);
+    this.#storage = new AgentStorage(ctx.storage);
+    this.#journal = new CycleJournal(ctx.storage.sql, this.#storage);
+    this.#log = new MemoryEventLog({
+      read: () => this.#storage.read("stream_seq", z.number().int()) ?? 0,
+      write: (upTo) => this.#storage.write("stream_seq", upTo),
+    });
     this.#hub = new ConnectionHub(ctx);
     this.#webhooks = new WebhookSender({
       env,
@@ -57,18 +73,35 @@ export class AgentDO extends DurableObject<AppEnv> {
       publish: (type, data) => this.#publish(type, data),
       scheduleAlarm: () => this.#scheduleAlarm(),
     });
+    this.#owner = new PendingCallOwner({
+      env,
+      database: () => getDatabase(env.DB),
+      transaction: (work) => this.#storage.transaction(work),
+      stage: (toolCallId, outcome) => this.#storage.stage(toolCallId, outcome),
+      unstage: (toolCallId) => this.#storage.unstage(toolCallId),
+      staged: () => this.#storage.allStaged(),
+      armReconcile: async (toolCallId, at) => {
+        this.#storage.setDeadline({ id: `reconcile:${toolCallId}`, kind: "reconcile", dueAt: at, payload: { toolCallId } });
+        const current = await ctx.storage.getAlarm();
+        if (current === null || current > at) await ctx.storage.setAlarm(at);
+      },
+      disarmReconcile: (toolCallId) => this.#storage.deleteDeadline(`reconcile:${toolCallId}`),
+      recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome,
+      deliverToCycle: (toolCallId, outcome) => this.#deliverToCycle(toolCallId, outcome),
+      deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
+    });
     this.#toolRuntime = {
       waiters: this.#waiters,
+      owner: this.#owner,
       setDeadline: (deadline) => {
         this.#storage.setDeadline(deadline);
-        void this.#scheduleAlarm();
         // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
         if (deadline.kind === "call_expiry") this.#expireLater(deadline);
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
       sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
     };
-    void ctx.blockConcurrencyWhile(() => this.#recoverInterruptedRun());
+    void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }
 
   // ── RPC ────────────────────────────────────────────────────────────────
@@ -77,65 +110,52 @@ export class AgentDO extends DurableObject<AppEnv> {
    * Puts an event in the inbox. It is durable when this returns; the alarm
    * starts a cycle. An event id the inbox already holds is ignored.
    */
-  async deliver(agentId: string, event: InboxEvent, eventId?: string): Promise<{ eventId: string }> {
-    this.#remember(agentId);
+  async deliver(event: InboxEvent, eventId?: string): Promise<{ eventId: string }> {
     const parsed = InboxEvent.parse(event);
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
-    this.#kick();
+    await this.#kick();
     return { eventId: id };
   }
 
-  /**
-   * A result was accepted for one of this agent's calls (the route already won
-   * the D1 transition). A live waiting cycle gets it at once; otherwise it
-   * goes to the inbox as `tool_result`.
-   */
-  async settleToolCall(agentId: string, settlement: ToolCallSettlement): Promise<{ delivery: "inline" | "inbox" }> {
-    this.#remember(agentId);
-    const delivery = settleToolCall(settlement, this.#waiters, this.#storage, () => this.#kick());
-    if (delivery === "inbox") this.#kick();
-    this.#publish("tool.result.received", { toolCallId: settlement.toolCallId, runId: settlement.runId, delivery });
-    return { delivery };
-  }
-
-  /** Expires a call now (its `expiresAt` has passed); a no-op if it was already settled. */
-  async expireToolCall(agentId: string, toolCallId: string): Promise<{ expired: boolean }> {
-    this.#remember(agentId);
-    const expired = await expireToolCall(this.env, toolCallId, this.#waiters, this.#storage);
-    this.#storage.deleteDeadline(`expiry:${toolCallId}`);
-    if (expired) this.#kick();
-    return { expired };
+  /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it. */
+  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>): Promise<SubmitAnswer> {
+    const answer = await this.#owner.submit(call, outcome);
+    if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
+    await this.#scheduleAlarm();
+    return answer;
   }
 
   /** The agent joined or left a space: its cached space list is stale. */
-  async membershipChanged(agentId: string): Promise<void> {
-    this.#remember(agentId);
+  async membershipChanged(): Promise<void> {
     this.#spaces = undefined;
   }
 
   /** The config was replaced: reload it, and restart a scripted model's turns. */
-  async configReplaced(agentId: string): Promise<void> {
-    this.#remember(agentId);
+  async configReplaced(): Promise<void> {
     this.#agent = undefined;
     this.#storage.delete("scripted_turn");
   }
 
-  /** The agent was deleted: forget everything and close its streams. */
+  /**
+   * The agent was deleted: its streams close, its timers and retries stop,
+   * a waiting cycle is let go, and its storage is emptied. The instance stays
+   * usable (fresh, empty tables), so a request that races the delete finds
+   * nothing instead of failing.
+   */
   async destroy(): Promise<void> {
+    this.#deleted.abort(new Error("The agent was deleted"));
+    this.#deleted = new AbortController();
+    this.#webhooks.stopAll();
+    this.#waiters.wakeAll();
     this.#hub.closeAll("agent deleted");
+    this.#agent = undefined;
+    this.#knowledge = undefined;
+    this.#spaces = undefined;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-  }
-
-  /** For tests and the bench: what the inbox holds and which deadlines are armed. */
-  inspect(): { pending: number; deadlines: { id: string; kind: string; dueAt: number }[]; activeRun: ActiveRun | undefined; scriptedTurn: number } {
-    return {
-      pending: this.#storage.pendingEvents().length,
-      deadlines: this.#storage.deadlines().map(({ id, kind, dueAt }) => ({ id, kind, dueAt })),
-      activeRun: this.#storage.get<ActiveRun>("active_run"),
-      scriptedTurn: this.#storage.get<number>("scripted_turn") ?? 0,
-    };
+    this.#storage = new AgentStorage(this.ctx.storage);
+    this.#journal = new CycleJournal(this.ctx.storage.sql, this.#storage);
   }
 
   // ── runtime entry points ───────────────────────────────────────────────
@@ -153,14 +173,22 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   /**
-   * The alarm: due deadlines (plans, expiries, webhook retries, lost waits),
-   * then any cycle that is owed. It is also the watchdog: armed while a cycle
-   * runs, it wakes a fresh instance after a crash, which recovers the
-   * interrupted run.
+   * The alarm: staged outcomes first (a crash may have cut one short), then
+   * due deadlines, then any cycle that is owed or must be continued.
    */
   override async alarm(): Promise<void> {
     try {
-      await this.#processDeadlines();
+      if (this.#storage.allStaged().length > 0) await this.#owner.reconcile();
+      await processDeadlines({
+        env: this.env,
+        storage: this.#storage,
+        journal: this.#journal,
+        agentId: this.#agentId,
+        waiters: this.#waiters,
+        owner: this.#owner,
+        webhooks: this.#webhooks,
+        plansChanged: (changed) => this.#plansChanged(changed, []),
+      });
       await this.#runCycles();
     } finally {
       await this.#scheduleAlarm();
@@ -169,78 +197,140 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   // ── cycles ─────────────────────────────────────────────────────────────
 
-  /**
-   * Owes a cycle: the alarm, set to now, runs it. An alarm is a request of
-   * its own (the caller's answer is not held behind the cycle), it may run for
-   * minutes, and the runtime retries it if the object dies.
-   */
-  #kick(): void {
+  /** Owes a cycle: the alarm, set to now, runs it (the caller's answer is not held behind the cycle). */
+  async #kick(): Promise<void> {
     if (this.#cycleRunning) return;
-    void this.ctx.storage.setAlarm(Date.now());
+    await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** Runs cycles, one at a time, until no inbox event is ready. */
+  /** Runs cycles, one at a time, until none is owed now. */
   async #runCycles(): Promise<void> {
     if (this.#cycleRunning) return;
     this.#cycleRunning = true;
+    this.#startHeartbeat();
     try {
-      while (this.#storage.readyCount() > 0) {
+      for (;;) {
+        if (!this.#journal.active() && this.#storage.readyCount() === 0) return;
         const agent = await this.#loadAgent();
         if (!agent) {
           // The agent is gone: nothing will ever process these events.
           await this.destroy();
           return;
         }
-        // If this instance dies mid-cycle, the alarm wakes a new one to recover.
-        this.#watchdogAt = Date.now() + agent.config.limits.cycleTimeout + watchdogGraceMs;
-        await this.#scheduleAlarm();
-        await runCycle({
-          env: this.env,
-          storage: this.#storage,
-          agent,
-          loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
-          loadSpaces: async (database) => {
-            this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
-            return this.#spaces;
-          },
-          invalidateKnowledge: () => {
-            this.#knowledge = undefined;
-          },
-          plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
-          publish: (type, data) => this.#publish(type, data),
-          toolRuntime: this.#toolRuntime,
-        });
+        const outcome = await runCycle(this.#cycleHost(agent));
+        if (outcome.status === "idle" || outcome.status === "waiting") return;
       }
     } finally {
       this.#cycleRunning = false;
-      this.#watchdogAt = undefined;
-      await this.#scheduleAlarm();
+      this.#stopHeartbeat();
     }
+  }
+
+  #cycleHost(agent: AgentRecord): CycleHost {
+    return {
+      env: this.env,
+      storage: this.#storage,
+      journal: this.#journal,
+      agent,
+      loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
+      loadSpaces: async (database) => {
+        this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
+        return this.#spaces;
+      },
+      invalidateKnowledge: () => {
+        this.#knowledge = undefined;
+      },
+      plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
+      publish: (type, data) => this.#publish(type, data),
+      wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
+      deleted: this.#deleted.signal,
+      toolRuntime: this.#toolRuntime,
+    };
+  }
+
+  /**
+   * A fresh instance: live timers (webhook retries, expiries) are set again
+   * from the deadline table; if the last instance died while an attempt ran,
+   * that attempt counts, and the run continues from its journal after a short
+   * backoff. Anything owed (a run, staged outcomes, ready events) gets the alarm.
+   */
+  async #recoverAfterRestart(): Promise<void> {
+    // Live timers died with the last instance; the alarm cannot stand in for them while a cycle runs.
+    for (const deadline of this.#storage.deadlines()) {
+      if (deadline.kind === "webhook") this.#webhooks.resume(deadline);
+      else if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+    }
+    const run = this.#journal.active();
+    if (run?.running) {
+      run.running = false;
+      run.attempt += 1;
+      run.notBefore = Date.now() + retryDelayMs(run.attempt);
+      this.#journal.note(run, "recovered", `The agent object restarted during attempt ${run.attempt - 1} at step ${run.step}; continued from its journal`);
+      this.#publish("agent.cycle.interrupted", { runId: run.runId, step: run.step, attempt: run.attempt });
+    }
+    if (run || this.#storage.allStaged().length > 0 || this.#storage.readyCount() > 0) {
+      const current = await this.ctx.storage.getAlarm();
+      const at = run ? run.notBefore : Date.now();
+      if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    }
+  }
+
+  #startHeartbeat(): void {
+    const beat = () => void this.ctx.storage.setAlarm(Date.now() + heartbeatAheadMs);
+    beat();
+    this.#heartbeat = setInterval(beat, heartbeatEveryMs);
+  }
+
+  #stopHeartbeat(): void {
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+
+  // ── pending calls ──────────────────────────────────────────────────────
+
+  /** A call open in the journal takes its outcome there; its waiter (if any) wakes on the next turn. */
+  #deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean {
+    if (!this.#journal.isOpen(toolCallId)) return false;
+    this.#journal.callFinished(toolCallId, outcome);
+    // On the next turn, so the submitter's answer leaves before the waiting cycle resumes.
+    setTimeout(() => this.#waiters.wake(toolCallId), 0);
+    return true;
+  }
+
+  #deliverToInbox(call: PendingCall, outcome: ToolOutcome): void {
+    const error = outcomeError(outcome);
+    this.#storage.enqueue(
+      {
+        type: "tool_result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        runId: call.runId,
+        result: outcome.type === "ok" ? outcome.value : null,
+        ...(error !== undefined && { error }),
+      },
+      `evt_result_${call.toolCallId}`,
+    );
+    this.#publish("agent.inbox.received", { eventId: `evt_result_${call.toolCallId}`, event: { type: "tool_result", toolCallId: call.toolCallId } });
+    void this.#kick();
+  }
+
+  #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {
+    const { toolCallId } = deadline.payload;
+    setTimeout(() => {
+      this.#owner.expire(toolCallId).catch((error: unknown) => console.error("expiry failed", toolCallId, error));
+    }, Math.max(0, deadline.dueAt - Date.now()));
   }
 
   // ── internals ──────────────────────────────────────────────────────────
 
-  #expireLater(deadline: Deadline): void {
-    const { toolCallId } = deadline.payload as { toolCallId: string };
-    const agentId = this.#agentId();
-    if (!agentId) return;
-    setTimeout(() => {
-      this.expireToolCall(agentId, toolCallId).catch((error: unknown) => console.error("expiry failed", toolCallId, error));
-    }, Math.max(0, deadline.dueAt - Date.now()));
-  }
-
-  #agentId(): string | undefined {
-    return this.#storage.get<string>("agent_id");
-  }
-
-  #remember(agentId: string): void {
-    if (this.#agentId() !== agentId) this.#storage.set("agent_id", agentId);
+  get #agentId(): string {
+    const name = this.ctx.id.name;
+    if (!name) throw new Error("AgentDO must be addressed by name (the agent id)");
+    return name;
   }
 
   async #loadAgent(): Promise<AgentRecord | undefined> {
-    const agentId = this.#agentId();
-    if (!agentId) return undefined;
-    this.#agent ??= await getAgent(getDatabase(this.env.DB), agentId);
+    this.#agent ??= await getAgent(getDatabase(this.env.DB), this.#agentId);
     return this.#agent;
   }
 
@@ -253,8 +343,19 @@ export class AgentDO extends DurableObject<AppEnv> {
     return this.#knowledge;
   }
 
+  async #wakeMentioned(agent: AgentRecord, message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }> {
+    if (hop > maxHops) {
+      // A chain of agents waking each other stops here; the refusal goes on the run record too.
+      const refused = `Mentions in message ${message.id} woke nobody: the chain of agent replies reached ${maxHops} hops`;
+      this.#publish("agent.wake.refused", { messageId: message.id, hop, maxHops, reason: refused });
+      return { refused };
+    }
+    await wakeMentionedAgents(this.env, getDatabase(this.env.DB), { message, spaceName, speaker: { entityId: agent.entityId, name: agent.name }, hop });
+    return {};
+  }
+
   #publish(type: string, data: Record<string, unknown>): void {
-    const { frame, seq } = this.#log.append({ agentId: this.#agentId(), type, at: new Date().toISOString(), data });
+    const { frame, seq } = this.#log.append({ agentId: this.ctx.id.name, type, at: new Date().toISOString(), data });
     this.#hub.broadcast(seq, frame, frame);
   }
 
@@ -268,35 +369,20 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#knowledge = undefined;
   }
 
-  async #processDeadlines(): Promise<void> {
-    await processDeadlines({
-      env: this.env,
-      storage: this.#storage,
-      agentId: this.#agentId(),
-      waiters: this.#waiters,
-      webhooks: this.#webhooks,
-      plansChanged: (changed) => this.#plansChanged(changed, []),
-    });
-  }
-
   async #scheduleAlarm(): Promise<void> {
+    const active = this.#journal.active();
+    const throttledUntil = this.#storage.read("throttled_until", z.number());
+    const nextReadyAt = this.#storage.nextReadyAt();
     const at = nextAlarmAt({
       now: Date.now(),
       earliestDeadline: this.#storage.earliestDeadline(),
-      nextReadyAt: this.#storage.nextReadyAt(),
+      nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, throttledUntil ?? 0),
       cycleRunning: this.#cycleRunning,
-      watchdogAt: this.#watchdogAt,
+      heartbeatAt: Date.now() + heartbeatAheadMs,
     });
     const current = await this.ctx.storage.getAlarm();
     if (at === undefined) {
       if (current !== null) await this.ctx.storage.deleteAlarm();
     } else if (current !== at) await this.ctx.storage.setAlarm(at);
-  }
-
-  async #recoverInterruptedRun(): Promise<void> {
-    const runId = await recoverInterruptedRun(this.env, this.#storage);
-    if (!runId) return;
-    this.#publish("agent.cycle.interrupted", { runId });
-    await this.ctx.storage.setAlarm(Date.now());
   }
 }

@@ -8,7 +8,7 @@ import { agentStub } from "./agent-stub";
 
 export const agentLifecycle = {
   async configReplaced(env: AppEnv, agentId: string): Promise<void> {
-    await agentStub(env, agentId).configReplaced(agentId);
+    await agentStub(env, agentId).configReplaced();
   },
   async deleted(env: AppEnv, agentId: string): Promise<void> {
     await agentStub(env, agentId).destroy();

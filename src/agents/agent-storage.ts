@@ -1,22 +1,52 @@
 /**
  * The agent object's own storage (SQLite in the Durable Object): the durable
- * inbox, small state values, and the deadline table that one alarm is
- * multiplexed over. Every write is synchronous, so it is durable before the
- * RPC that made it returns.
+ * inbox, small typed state values, the deadline table that one alarm is
+ * multiplexed over, and staged call outcomes (results on their way to D1).
+ * Every write is synchronous, so it is durable before the RPC that made it
+ * returns; everything read back is parsed, so a stored shape from an older
+ * version fails loudly instead of being cast.
  */
+import { z } from "zod";
 import { createId } from "../ids";
-import type { InboxEvent, QueuedEvent } from "./inbox-event";
+import { ToolOutcome } from "../tools/engine/tool-outcome";
+import { InboxEvent, type QueuedEvent } from "./inbox-event";
 
-export type DeadlineKind = "plan" | "tool_timeout" | "call_expiry" | "webhook" | "retry_inbox";
+const toolCall = z.object({ toolCallId: z.string() });
 
-export type Deadline = { id: string; kind: DeadlineKind; dueAt: number; payload: unknown };
+/** One row of the deadline table, by kind (the alarm fires at the earliest). */
+export const Deadline = z.discriminatedUnion("kind", [
+  z.object({ id: z.string(), kind: z.literal("plan"), dueAt: z.number(), payload: z.object({ planId: z.string() }) }),
+  /** A sync wait's backstop: flips the call to `pending` if its live waiter was lost. */
+  z.object({ id: z.string(), kind: z.literal("tool_timeout"), dueAt: z.number(), payload: toolCall }),
+  z.object({ id: z.string(), kind: z.literal("call_expiry"), dueAt: z.number(), payload: toolCall }),
+  z.object({
+    id: z.string(),
+    kind: z.literal("webhook"),
+    dueAt: z.number(),
+    payload: z.object({ toolCallId: z.string(), url: z.string(), body: z.string(), attempt: z.number().int() }),
+  }),
+  /** A finished run whose record has not reached D1 yet: written again until it does. */
+  z.object({ id: z.string(), kind: z.literal("run_record"), dueAt: z.number(), payload: z.object({ runId: z.string(), attempt: z.number().int() }) }),
+  /** A staged outcome whose D1 transition may have happened: settled by the alarm. */
+  z.object({ id: z.string(), kind: z.literal("reconcile"), dueAt: z.number(), payload: toolCall }),
+]);
+
+export type Deadline = z.infer<typeof Deadline>;
+export type DeadlineKind = Deadline["kind"];
+
+/** An outcome written here before its D1 transition, so a crash between the two loses nothing. */
+export type StagedOutcome = { toolCallId: string; outcome: ToolOutcome; stagedAt: number };
 
 type InboxRow = { id: string; event: string; received_at: string; attempts: number };
-type DeadlineRow = { id: string; kind: DeadlineKind; due_at: number; payload: string };
+type DeadlineRow = { id: string; kind: string; due_at: number; payload: string };
+type StagedRow = { call_id: string; outcome: string; staged_at: number };
 
 export class AgentStorage {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS inbox (
+  readonly #sql: SqlStorage;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.#sql = storage.sql;
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       id TEXT NOT NULL UNIQUE,
       event TEXT NOT NULL,
@@ -25,14 +55,21 @@ export class AgentStorage {
       run_id TEXT,
       not_before INTEGER NOT NULL DEFAULT 0
     )`);
-    sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-    sql.exec("CREATE TABLE IF NOT EXISTS deadlines (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, payload TEXT NOT NULL)");
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS deadlines (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, payload TEXT NOT NULL)");
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS staged_outcomes (call_id TEXT PRIMARY KEY, outcome TEXT NOT NULL, staged_at INTEGER NOT NULL)");
+  }
+
+  /** Runs `work` atomically: every write in it lands, or none does. */
+  transaction<T>(work: () => T): T {
+    return this.storage.transactionSync(work);
   }
 
   // ── inbox ──────────────────────────────────────────────────────────────
 
+  /** Queues an event; an id the inbox already holds is ignored (redelivery is idempotent). */
   enqueue(event: InboxEvent, id: string = createId("evt")): string {
-    this.sql.exec(
+    this.#sql.exec(
       "INSERT INTO inbox (id, event, received_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
       id,
       JSON.stringify(event),
@@ -43,77 +80,71 @@ export class AgentStorage {
 
   /** Events ready to be processed now (not claimed by a run, not backing off). */
   readyCount(now = Date.now()): number {
-    const row = this.sql
+    const row = this.#sql
       .exec<{ count: number }>("SELECT COUNT(*) AS count FROM inbox WHERE run_id IS NULL AND not_before <= ?", now)
       .toArray()[0];
     return row?.count ?? 0;
   }
 
-  /** The earliest time a backing-off event becomes ready, if any. */
+  /** The earliest time a queued event becomes ready, if any. */
   nextReadyAt(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>("SELECT MIN(not_before) AS at FROM inbox WHERE run_id IS NULL").toArray()[0];
+    const row = this.#sql.exec<{ at: number | null }>("SELECT MIN(not_before) AS at FROM inbox WHERE run_id IS NULL").toArray()[0];
     return row?.at ?? undefined;
   }
 
   /** Claims every ready event for a run, oldest first. */
   claim(runId: string, now = Date.now()): QueuedEvent[] {
-    this.sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ?", runId, now);
+    this.#sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ?", runId, now);
     return this.claimed(runId);
   }
 
   claimed(runId: string): QueuedEvent[] {
-    return this.sql
-      .exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id = ? ORDER BY position", runId)
-      .toArray()
-      .map((row) => ({ id: row.id, receivedAt: row.received_at, attempts: row.attempts, event: JSON.parse(row.event) as InboxEvent }));
+    return this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id = ? ORDER BY position", runId).toArray());
   }
 
   /** The run finished: its events are done. */
   complete(runId: string): void {
-    this.sql.exec("DELETE FROM inbox WHERE run_id = ?", runId);
+    this.#sql.exec("DELETE FROM inbox WHERE run_id = ?", runId);
   }
 
-  /** Puts a run's events back in the queue (interrupted runs). */
-  release(runId: string): void {
-    this.sql.exec("UPDATE inbox SET run_id = NULL WHERE run_id = ?", runId);
-  }
-
-  /**
-   * A failed run: its events are retried after a backoff, at most
-   * `maxAttempts` times; events out of attempts are dropped from the inbox
-   * (they stay on the failed run's record). Returns how many will be retried.
-   */
-  retryLater(runId: string, maxAttempts: number, backoffMs: (attempt: number) => number, now = Date.now()): number {
-    const events = this.claimed(runId);
-    let retried = 0;
-    for (const queued of events) {
-      const attempts = queued.attempts + 1;
-      if (attempts >= maxAttempts) {
-        this.sql.exec("DELETE FROM inbox WHERE id = ?", queued.id);
-      } else {
-        this.sql.exec("UPDATE inbox SET run_id = NULL, attempts = ?, not_before = ? WHERE id = ?", attempts, now + backoffMs(attempts), queued.id);
-        retried += 1;
-      }
-    }
-    return retried;
+  /** Puts a run's events back in the queue after `notBefore`, counting an attempt. */
+  release(runId: string, notBefore = 0): void {
+    this.#sql.exec("UPDATE inbox SET run_id = NULL, attempts = attempts + 1, not_before = ? WHERE run_id = ?", notBefore, runId);
   }
 
   pendingEvents(): QueuedEvent[] {
-    return this.sql
-      .exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox ORDER BY position")
-      .toArray()
-      .map((row) => ({ id: row.id, receivedAt: row.received_at, attempts: row.attempts, event: JSON.parse(row.event) as InboxEvent }));
+    return this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox ORDER BY position").toArray());
+  }
+
+  #queued(rows: InboxRow[]): QueuedEvent[] {
+    const events: QueuedEvent[] = [];
+    for (const row of rows) {
+      const parsed = InboxEvent.safeParse(JSON.parse(row.event));
+      if (!parsed.success) {
+        // Stored by an incompatible version: it can never be processed; say so once and drop it.
+        console.error("dropping an unreadable inbox event", row.id, parsed.error.message);
+        this.#sql.exec("DELETE FROM inbox WHERE id = ?", row.id);
+        continue;
+      }
+      events.push({ id: row.id, receivedAt: row.received_at, attempts: row.attempts, event: parsed.data });
+    }
+    return events;
   }
 
   // ── state ──────────────────────────────────────────────────────────────
 
-  get<T>(key: string): T | undefined {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : undefined;
+  /** A state value, parsed with its schema; a value that does not parse is treated as absent (and logged). */
+  read<S extends z.ZodType>(key: string, schema: S): z.infer<S> | undefined {
+    const row = this.#sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0];
+    if (!row) return undefined;
+    const parsed = schema.safeParse(JSON.parse(row.value));
+    if (parsed.success) return parsed.data;
+    console.error("unreadable agent state", key, parsed.error.message);
+    return undefined;
   }
 
-  set(key: string, value: unknown): void {
-    this.sql.exec(
+  write(key: string, value: unknown): void {
+    this.#sql.exec(
       "INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       key,
       JSON.stringify(value),
@@ -121,42 +152,83 @@ export class AgentStorage {
   }
 
   delete(key: string): void {
-    this.sql.exec("DELETE FROM state WHERE key = ?", key);
+    this.#sql.exec("DELETE FROM state WHERE key = ?", key);
   }
 
   // ── deadlines ──────────────────────────────────────────────────────────
 
   /** Adds or moves a deadline; the same id never makes two. */
   setDeadline(deadline: Deadline): void {
-    this.sql.exec(
+    this.#sql.exec(
       "INSERT INTO deadlines (id, kind, due_at, payload) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, due_at = excluded.due_at, payload = excluded.payload",
       deadline.id,
       deadline.kind,
       deadline.dueAt,
-      JSON.stringify(deadline.payload ?? null),
+      JSON.stringify(deadline.payload),
     );
   }
 
   deleteDeadline(id: string): void {
-    this.sql.exec("DELETE FROM deadlines WHERE id = ?", id);
+    this.#sql.exec("DELETE FROM deadlines WHERE id = ?", id);
+  }
+
+  getDeadline(id: string): Deadline | undefined {
+    return this.#deadlines(this.#sql.exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines WHERE id = ?", id).toArray())[0];
   }
 
   dueDeadlines(now = Date.now()): Deadline[] {
-    return this.sql
-      .exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines WHERE due_at <= ? ORDER BY due_at", now)
-      .toArray()
-      .map((row) => ({ id: row.id, kind: row.kind, dueAt: row.due_at, payload: JSON.parse(row.payload) as unknown }));
+    return this.#deadlines(this.#sql.exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines WHERE due_at <= ? ORDER BY due_at", now).toArray());
   }
 
   deadlines(): Deadline[] {
-    return this.sql
-      .exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines ORDER BY due_at")
-      .toArray()
-      .map((row) => ({ id: row.id, kind: row.kind, dueAt: row.due_at, payload: JSON.parse(row.payload) as unknown }));
+    return this.#deadlines(this.#sql.exec<DeadlineRow>("SELECT id, kind, due_at, payload FROM deadlines ORDER BY due_at").toArray());
   }
 
   earliestDeadline(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deadlines").toArray()[0];
+    const row = this.#sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deadlines").toArray()[0];
     return row?.at ?? undefined;
+  }
+
+  #deadlines(rows: DeadlineRow[]): Deadline[] {
+    const deadlines: Deadline[] = [];
+    for (const row of rows) {
+      const parsed = Deadline.safeParse({ id: row.id, kind: row.kind, dueAt: row.due_at, payload: JSON.parse(row.payload) });
+      if (parsed.success) deadlines.push(parsed.data);
+      else {
+        console.error("dropping an unreadable deadline", row.id, parsed.error.message);
+        this.#sql.exec("DELETE FROM deadlines WHERE id = ?", row.id);
+      }
+    }
+    return deadlines;
+  }
+
+  // ── staged outcomes ────────────────────────────────────────────────────
+
+  stage(toolCallId: string, outcome: ToolOutcome, now = Date.now()): void {
+    this.#sql.exec(
+      "INSERT INTO staged_outcomes (call_id, outcome, staged_at) VALUES (?, ?, ?) ON CONFLICT(call_id) DO UPDATE SET outcome = excluded.outcome, staged_at = excluded.staged_at",
+      toolCallId,
+      JSON.stringify(outcome),
+      now,
+    );
+  }
+
+  unstage(toolCallId: string): void {
+    this.#sql.exec("DELETE FROM staged_outcomes WHERE call_id = ?", toolCallId);
+  }
+
+  staged(toolCallId: string): StagedOutcome | undefined {
+    return this.#staged(this.#sql.exec<StagedRow>("SELECT call_id, outcome, staged_at FROM staged_outcomes WHERE call_id = ?", toolCallId).toArray())[0];
+  }
+
+  allStaged(): StagedOutcome[] {
+    return this.#staged(this.#sql.exec<StagedRow>("SELECT call_id, outcome, staged_at FROM staged_outcomes ORDER BY staged_at").toArray());
+  }
+
+  #staged(rows: StagedRow[]): StagedOutcome[] {
+    return rows.flatMap((row) => {
+      const parsed = ToolOutcome.safeParse(JSON.parse(row.outcome));
+      return parsed.success ? [{ toolCallId: row.call_id, outcome: parsed.data, stagedAt: row.staged_at }] : [];
+    });
   }
 }

@@ -1,31 +1,32 @@
 /**
- * What a cycle does with each part of the model's stream: report text, steps
- * and tool calls on the agent stream, record them for the run, and feed the
- * tool stream observers in order (so a tool's final event never overtakes its
- * streaming events). Returns the stream's error, if any.
+ * What a cycle does with each part of one model step's stream: report text
+ * and tool calls on the agent stream, record them for the run (under the
+ * gateway's call ids), and feed the tool stream observers in order (so a
+ * tool's final event never overtakes its streaming events). Returns what the
+ * step did and the stream's error, if any.
  */
 import type { TextStreamPart, ToolSet } from "ai";
-import type { RunStep, RunToolCall, RunUsage } from "../db/runs";
-import { resultError } from "../tools/engine/cap-result";
+import type { RunToolCall, RunUsage } from "../db/runs";
+import type { CallIds } from "../tools/engine/call-ids";
+import { isToolOutcome, outcomeError, outcomeResult, outcomeStatus, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { SerialQueue } from "../tools/serial-queue";
+import { emptyUsage } from "./cycle-journal";
 import type { DeferredMap } from "./deferred-map";
 import type { ToolStreamObserver } from "./tool-stream-observer";
 
-export type CycleRecord = {
+export type StepStream = {
   runId: string;
+  stepNumber: number;
   publish(type: string, data: Record<string, unknown>): void;
   observers: ToolStreamObserver[];
+  /** Resolved per model call id once its input is complete and observed. */
   settled: DeferredMap;
-  toolCalls: Map<string, RunToolCall>;
-  steps: RunStep[];
-  usage: RunUsage;
+  callIds: CallIds;
 };
 
-export function emptyUsage(): RunUsage {
-  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-}
+export type StepOutput = { text: string; finishReason: string; toolCalls: RunToolCall[]; usage: RunUsage; error: unknown };
 
-function addUsage(total: RunUsage, usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number }): void {
+export function addUsage(total: RunUsage, usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number }): void {
   total.inputTokens += usage.inputTokens ?? 0;
   total.outputTokens += usage.outputTokens ?? 0;
   total.totalTokens += usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
@@ -36,23 +37,43 @@ export function errorMessage(error: unknown): string {
   return typeof error === "string" ? error : JSON.stringify(error);
 }
 
-function newToolCall(part: { toolCallId: string; toolName: string; input: unknown }, stepNumber: number, status: RunToolCall["status"]): RunToolCall {
-  return { toolCallId: part.toolCallId, toolName: part.toolName, stepNumber, args: part.input, status, startedAt: new Date().toISOString() };
+/** A run record entry for a call, from its outcome; also what the agent stream says of it. */
+export function finishToolCall(call: RunToolCall, outcome: ToolOutcome, publish: StepStream["publish"], runId: string): void {
+  call.latencyMs = Date.now() - Date.parse(call.startedAt);
+  call.result = outcomeResult(outcome);
+  call.status = outcomeStatus(outcome);
+  const failure = outcomeError(outcome);
+  if (failure !== undefined) call.error = failure;
+  publish(failure !== undefined ? "tool.failed" : "tool.completed", {
+    runId,
+    toolCallId: call.toolCallId,
+    modelToolCallId: call.modelToolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    ...(failure !== undefined ? { error: failure } : {}),
+    result: call.result,
+    latencyMs: call.latencyMs,
+  });
 }
 
-export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<ToolSet>>, record: CycleRecord): Promise<unknown> {
-  const { runId, publish, observers, settled, toolCalls, steps, usage } = record;
+export function newToolCall(toolCallId: string, part: { toolCallId: string; toolName: string; input: unknown }, stepNumber: number): RunToolCall {
+  return { toolCallId, modelToolCallId: part.toolCallId, toolName: part.toolName, stepNumber, args: part.input, status: "running", startedAt: new Date().toISOString() };
+}
+
+export async function consumeStepStream(stream: AsyncIterable<TextStreamPart<ToolSet>>, step: StepStream): Promise<StepOutput> {
+  const { runId, stepNumber, publish, observers, settled, callIds } = step;
   const observerQueue = new SerialQueue();
   const inputs = new Map<string, { toolName: string; text: string }>();
-  let stepNumber = 0;
-  let stepText = "";
-  let stepCalls: string[] = [];
-  let streamError: unknown;
+  const calls = new Map<string, RunToolCall>();
+  const usage = emptyUsage();
+  let text = "";
+  let finishReason = "unknown";
+  let error: unknown;
 
   for await (const part of stream) {
     switch (part.type) {
       case "text-delta":
-        stepText += part.text;
+        text += part.text;
         publish("agent.text.delta", { runId, stepNumber, delta: part.text });
         break;
       case "tool-input-start": {
@@ -66,16 +87,15 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
         if (!input) break;
         input.text += part.delta;
         const { id } = part;
-        const text = input.text;
-        publish("tool.input.delta", { runId, toolCallId: id, toolName: input.toolName, delta: part.delta });
-        observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputDelta?.(id, input.toolName, text))));
+        const inputText = input.text;
+        publish("tool.input.delta", { runId, toolCallId: callIds.idFor(id), modelToolCallId: id, toolName: input.toolName, delta: part.delta });
+        observerQueue.run(() => Promise.all(observers.map((observer) => observer.inputDelta?.(id, input.toolName, inputText))));
         break;
       }
       case "tool-call": {
-        const call = newToolCall(part, stepNumber, "running");
-        toolCalls.set(part.toolCallId, call);
-        stepCalls.push(part.toolCallId);
-        publish("tool.requested", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, stepNumber });
+        const call = newToolCall(callIds.idFor(part.toolCallId), part, stepNumber);
+        calls.set(part.toolCallId, call);
+        publish("tool.requested", { runId, toolCallId: call.toolCallId, modelToolCallId: call.modelToolCallId, toolName: call.toolName, args: call.args, stepNumber });
         const { toolCallId, toolName, input } = part;
         observerQueue.run(async () => {
           await Promise.all(observers.map((observer) => observer.call?.(toolCallId, toolName, input)));
@@ -84,53 +104,29 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
         break;
       }
       case "tool-result": {
-        const call = toolCalls.get(part.toolCallId);
+        const call = calls.get(part.toolCallId);
         if (!call) break;
-        call.latencyMs = Date.now() - Date.parse(call.startedAt);
-        call.result = part.output;
-        const failure = resultError(part.output);
-        const pending = typeof part.output === "object" && part.output !== null && "status" in part.output && part.output.status === "pending";
-        call.status = failure ? "failed" : pending ? "pending" : "completed";
-        if (failure) call.error = failure;
-        publish(failure ? "tool.failed" : "tool.completed", {
-          runId,
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          args: call.args,
-          ...(failure ? { error: failure } : {}),
-          result: part.output,
-          latencyMs: call.latencyMs,
-        });
+        // Every tool of a cycle returns a typed outcome; anything else is a value that succeeded.
+        const outcome: ToolOutcome = isToolOutcome(part.output) ? part.output : { type: "ok", value: part.output };
+        finishToolCall(call, outcome, publish, runId);
         break;
       }
       case "tool-error": {
-        const call = toolCalls.get(part.toolCallId) ?? newToolCall(part, stepNumber, "failed");
-        toolCalls.set(part.toolCallId, call);
+        const call = calls.get(part.toolCallId) ?? newToolCall(callIds.idFor(part.toolCallId), part, stepNumber);
+        calls.set(part.toolCallId, call);
         settled.resolve(part.toolCallId);
-        call.status = "failed";
-        call.error = errorMessage(part.error);
-        call.latencyMs = Date.now() - Date.parse(call.startedAt);
-        publish("tool.failed", { runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, error: call.error, latencyMs: call.latencyMs });
+        finishToolCall(call, { type: "error", message: errorMessage(part.error) }, publish, runId);
         break;
       }
-      case "finish-step": {
-        const stepUsage = emptyUsage();
-        addUsage(stepUsage, part.usage);
-        steps.push({ stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
-        publish("agent.step.finished", { runId, stepNumber, text: stepText, finishReason: part.finishReason, toolCallIds: stepCalls, usage: stepUsage });
-        stepNumber += 1;
-        stepText = "";
-        stepCalls = [];
-        break;
-      }
-      case "finish":
-        addUsage(usage, part.totalUsage);
+      case "finish-step":
+        addUsage(usage, part.usage);
+        finishReason = part.finishReason;
         break;
       case "error":
-        streamError = part.error;
+        error = part.error;
         break;
       case "abort":
-        streamError ??= new Error(`The cycle was aborted${part.reason ? `: ${part.reason}` : ""} (limits.cycleTimeout)`);
+        error ??= new CycleTimeoutError(part.reason);
         break;
       default:
         break;
@@ -138,5 +134,13 @@ export async function consumeCycleStream(stream: AsyncIterable<TextStreamPart<To
   }
   settled.resolveAll();
   await observerQueue.idle();
-  return streamError;
+  return { text, finishReason, toolCalls: [...calls.values()], usage, error };
+}
+
+/** The cycle ran past `limits.cycleTimeout` and was aborted: final, not retried. */
+export class CycleTimeoutError extends Error {
+  constructor(reason?: string) {
+    super(`The cycle was aborted${reason ? `: ${reason}` : ""} (limits.cycleTimeout)`);
+    this.name = "CycleTimeoutError";
+  }
 }

@@ -1,5 +1,11 @@
-/** Inbox events (contract §7): what wakes an agent. */
+/**
+ * Inbox events (contract §7): what wakes an agent. `hop` counts how many
+ * agent cycles led to an event (a person's message is 0, an agent's reply or
+ * a tool calling the gateway back is one more), so loops stop at a bound.
+ */
 import { z } from "@hono/zod-openapi";
+
+const hop = z.number().int().min(0).max(1_000).optional();
 
 export const SpaceMessageEvent = z.object({
   type: z.literal("space_message"),
@@ -11,6 +17,7 @@ export const SpaceMessageEvent = z.object({
   entityName: z.string().optional(),
   text: z.string(),
   mentions: z.array(z.string()).optional(),
+  hop,
 });
 
 export const ToolResultEvent = z.object({
@@ -21,6 +28,7 @@ export const ToolResultEvent = z.object({
   result: z.unknown(),
   /** Set when the call expired before anyone answered. */
   error: z.string().optional(),
+  hop,
 });
 
 export const PlanDueEvent = z.object({
@@ -31,7 +39,7 @@ export const PlanDueEvent = z.object({
   dueAt: z.string(),
 });
 
-export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown() });
+export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown(), hop });
 
 export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent]);
 

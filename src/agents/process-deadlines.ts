@@ -1,46 +1,66 @@
 /**
  * What the agent object's alarm does with due deadlines: a due plan puts a
- * `plan_due` event in the inbox and advances; a sync wait whose waiter was
- * lost to a restart flips to `pending`; an expired call becomes `expired`; a
- * failed webhook is tried again. One failing deadline never stops the others.
+ * `plan_due` event in the inbox and advances; a sync wait no cycle holds any
+ * more turns `pending`; an expired call becomes `expired` (through the
+ * pending-call owner); a failed webhook is tried again; a run record that did
+ * not reach D1 is written again. One failing deadline never stops the others.
  */
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
-import { expireToolCall, flipTimedOutCall } from "../tools/engine/expire-tool-call";
+import type { PendingCallOwner } from "../tools/engine/pending-call-owner";
 import type { ToolWaiters } from "../tools/engine/tool-waiters";
 import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
+import type { CycleJournal } from "./cycle-journal";
+import { retryRunRecord } from "./finish-run";
 import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
 import { advancePlan, getPlan } from "./knowledge/plans";
 
 export type DeadlineDeps = {
   env: AppEnv;
   storage: AgentStorage;
-  agentId: string | undefined;
+  journal: CycleJournal;
+  agentId: string;
   waiters: ToolWaiters;
+  owner: PendingCallOwner;
   webhooks: WebhookSender;
   plansChanged(changed: PlanSchedule[]): void;
 };
 
 export async function processDeadlines(deps: DeadlineDeps, now = Date.now()): Promise<void> {
-  const { storage, env, waiters } = deps;
+  const { storage } = deps;
   for (const deadline of storage.dueDeadlines(now)) {
     try {
-      const { toolCallId } = (deadline.payload ?? {}) as { toolCallId?: string };
-      if (deadline.kind === "plan") await planDue(deps, deadline, now);
-      else if (deadline.kind === "tool_timeout" && toolCallId) {
-        storage.deleteDeadline(deadline.id);
-        // A live waiter has its own timer; the backstop is for a waiter lost to a restart.
-        if (!waiters.has(toolCallId)) await flipTimedOutCall(env, toolCallId);
-      } else if (deadline.kind === "call_expiry" && toolCallId) {
-        storage.deleteDeadline(deadline.id);
-        await expireToolCall(env, toolCallId, waiters, storage);
-      } else if (deadline.kind === "webhook") {
-        await deps.webhooks.retryFromAlarm(deadline);
-      } else storage.deleteDeadline(deadline.id);
+      await processDeadline(deps, deadline, now);
     } catch (error) {
       console.error("deadline failed", deadline.id, error);
     }
+  }
+}
+
+async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: number): Promise<void> {
+  const { storage } = deps;
+  switch (deadline.kind) {
+    case "plan":
+      return planDue(deps, deadline.payload.planId, deadline, now);
+    case "tool_timeout": {
+      const { toolCallId } = deadline.payload;
+      storage.deleteDeadline(deadline.id);
+      // A live waiter has its own timer, and a continued cycle times the call out itself.
+      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId)) return;
+      return deps.owner.release(toolCallId);
+    }
+    case "call_expiry":
+      storage.deleteDeadline(deadline.id);
+      await deps.owner.expire(deadline.payload.toolCallId);
+      return;
+    case "webhook":
+      return deps.webhooks.retryFromAlarm(deadline);
+    case "run_record":
+      return retryRunRecord(deps.env, storage, deadline.payload.runId, deadline.payload.attempt);
+    case "reconcile":
+      // The alarm reconciles every staged outcome before deadlines; this one only woke it.
+      return storage.deleteDeadline(deadline.id);
   }
 }
 
@@ -48,11 +68,9 @@ export async function processDeadlines(deps: DeadlineDeps, now = Date.now()): Pr
  * A due plan: the `plan_due` event enters the inbox (keyed by plan and due
  * time, so a retried alarm never queues it twice), then the plan advances.
  */
-async function planDue(deps: DeadlineDeps, deadline: Deadline, now: number): Promise<void> {
-  const { storage, agentId } = deps;
-  const { planId } = deadline.payload as { planId: string };
-  if (!agentId) return storage.deleteDeadline(deadline.id);
-  const knowledge: KnowledgeContext = { database: getDatabase(deps.env.DB), agentId };
+async function planDue(deps: DeadlineDeps, planId: string, deadline: Deadline, now: number): Promise<void> {
+  const { storage } = deps;
+  const knowledge: KnowledgeContext = { database: getDatabase(deps.env.DB), agentId: deps.agentId };
   const plan = await getPlan(knowledge, planId);
   if (!plan) return storage.deleteDeadline(deadline.id);
   const dueAt = new Date(deadline.dueAt).toISOString();

@@ -1,251 +1,258 @@
 /**
- * One cycle of an agent: claim the inbox, open a run, think with the AI SDK
- * tool loop (`streamText`), report every step and tool call, save the
- * consciousness, close the run. A failure fails the run and schedules its
- * events for another attempt; it never throws.
+ * One cycle of an agent, run as journaled steps. A new cycle claims the
+ * inbox and opens a run; a run the journal already holds (its instance died,
+ * or its last attempt failed) is continued from its last durable step. Each
+ * step is one model call and its tool calls; each is journaled as it
+ * completes. A failed attempt is tried again with backoff, up to
+ * `maxRunAttempts`, then the run fails and keeps its events. The end is
+ * committed exactly once (`finish-run.ts`). Never throws.
  */
-import { type ModelMessage, hasToolCall, isStepCount, streamText, type ToolSet } from "ai";
-import { eq } from "drizzle-orm";
-import { createDatabase, type Database, type StatementCounter } from "../db/client";
-import type { AgentRecord } from "../db/agents";
-import type { RunStep, RunToolCall, RunUsage } from "../db/runs";
+import type { ModelMessage } from "ai";
+import { createDatabase, type StatementCounter } from "../db/client";
 import { runs } from "../db/schema";
-import { listSpacesOfEntity } from "../db/spaces";
-import type { AppEnv } from "../env";
 import { createId } from "../ids";
-import { createModel } from "../models/create-model";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
-import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
-import { createConfiguredTools } from "../tools/engine/configured-tools";
-import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
-import { SerialQueue } from "../tools/serial-queue";
-import { consumeCycleStream, emptyUsage, errorMessage } from "./cycle-stream";
-import type { AgentStorage } from "./agent-storage";
-import { compactToolResults, trimConsciousness } from "./consciousness";
-import type { CycleContext, ToolRuntime } from "./cycle-context";
-import { DeferredMap } from "./deferred-map";
-import type { QueuedEvent } from "./inbox-event";
-import type { Goal } from "./knowledge/goals";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import type { Memory } from "./knowledge/memories";
-import type { Plan } from "./knowledge/plans";
-import { buildSystemPrompt, inboxMessage } from "./system-prompt";
-import type { ToolStreamObserver } from "./tool-stream-observer";
+import { messageIdForCall } from "../tools/engine/call-ids";
+import { settleCard } from "../tools/engine/tool-events";
+import { checkCycleBudget } from "./cycle-budget";
+import { type ActiveRun, emptyUsage, type StepRecord } from "./cycle-journal";
+import { addUsage, CycleTimeoutError, newToolCall } from "./cycle-stream";
+import { type Attempt, type CycleHost, prepareAttempt, scriptedTurn } from "./cycle-setup";
+import { continueStep } from "./continue-step";
+import { commitRunEnd, type RunEnd, writeRunRecord } from "./finish-run";
+import { publicErrorMessage } from "./public-error-message";
+import { runStep, stepEndsCycle } from "./run-step";
+import { inboxMessage } from "./system-prompt";
+import { z } from "zod";
 
-export const maxEventAttempts = 3;
-const retryBackoffMs = (attempt: number) => Math.min(60_000, 1_000 * 2 ** (attempt - 1));
-const inputSettleTimeoutMs = 10_000;
+export const maxRunAttempts = 3;
+/** Before attempt n (n ≥ 2): 1 s, 2 s, 4 s … at most a minute. */
+export const retryDelayMs = (attempt: number) => Math.min(60_000, 1_000 * 2 ** Math.max(0, attempt - 2));
 
-export type Knowledge = { goals: Goal[]; memories: Memory[]; plans: Plan[] };
+export type CycleOutcome =
+  | { status: "idle" }
+  | { status: "completed" | "failed"; runId: string }
+  /** The run waits for its next attempt, or the agent for its cycle budget. */
+  | { status: "waiting"; until: number };
 
-/** What the agent object lends a cycle. */
-export type CycleHost = {
-  env: AppEnv;
-  storage: AgentStorage;
-  agent: AgentRecord;
-  loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge>;
-  /** The spaces the agent belongs to (cached by the agent object, refreshed on membership changes). */
-  loadSpaces(database: Database): Promise<{ id: string; name: string }[]>;
-  invalidateKnowledge(): void;
-  plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
-  publish(type: string, data: Record<string, unknown>): void;
-  toolRuntime: ToolRuntime;
-};
+const CycleStarts = z.array(z.number());
 
-export type CycleOutcome = { runId: string; status: "completed" | "failed"; error?: string };
+export async function runCycle(host: CycleHost): Promise<CycleOutcome> {
+  const { journal } = host;
+  const active = journal.active();
+  if (active) {
+    if (active.attempt > maxRunAttempts) return giveUp(host, active);
+    if (Date.now() < active.notBefore) return { status: "waiting", until: active.notBefore };
+    return attempt(host, active);
+  }
+  const run = beginRun(host);
+  if ("waiting" in run) return { status: "waiting", until: run.waiting };
+  if (!run.started) return { status: "idle" };
+  return attempt(host, run.started);
+}
 
+/** Claims the ready events into a new run, if the cycle budget allows one now. */
+function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number } {
+  const { storage, journal, agent } = host;
+  if (storage.readyCount() === 0) return {};
+  const now = Date.now();
+  const budget = checkCycleBudget(storage.read("cycle_starts", CycleStarts) ?? [], agent.config.limits.maxCyclesPerMinute, now);
+  if (!budget.ok) {
+    storage.write("throttled_until", budget.retryAt);
+    if (storage.read("throttled_since", z.number()) === undefined) {
+      storage.write("throttled_since", now);
+      host.publish("agent.cycle.throttled", { limit: agent.config.limits.maxCyclesPerMinute, retryAt: new Date(budget.retryAt).toISOString() });
+    }
+    return { waiting: budget.retryAt };
+  }
+  return storage.transaction(() => {
+    const runId = createId("run");
+    const events = storage.claim(runId, now);
+    if (events.length === 0) return {};
+    const run: ActiveRun = {
+      runId,
+      startedAt: new Date(now).toISOString(),
+      userMessage: inboxMessage(events, new Date(now), agent.config.limits.toolResponseMaxBytes),
+      hop: Math.max(0, ...events.map((queued) => ("hop" in queued.event ? (queued.event.hop ?? 0) : 0))),
+      attempt: 1,
+      notBefore: 0,
+      step: 0,
+      usage: emptyUsage(),
+      notes: [],
+      running: false,
+    };
+    const throttledSince = storage.read("throttled_since", z.number());
+    if (throttledSince !== undefined) {
+      run.notes.push({ at: run.startedAt, kind: "throttled", message: `Started ${((now - throttledSince) / 1000).toFixed(1)} s late: limits.maxCyclesPerMinute is ${agent.config.limits.maxCyclesPerMinute}` });
+      storage.delete("throttled_since");
+      storage.delete("throttled_until");
+    }
+    storage.write("cycle_starts", budget.starts);
+    journal.saveRun(run);
+    return { started: run };
+  });
+}
 
-export async function runCycle(host: CycleHost): Promise<CycleOutcome | undefined> {
-  const { env, storage, agent } = host;
-  const runId = createId("run");
-  const events = storage.claim(runId);
-  if (events.length === 0) return undefined;
-  storage.set("active_run", { runId, startedAt: new Date().toISOString() });
-
+/** One attempt at a run: from its first step, or from where the journal says it stopped. */
+async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
+  const { env, storage, journal, agent } = host;
+  const resumed = run.attempt > 1 || run.step > 0 || journal.openCalls(run.runId).length > 0;
+  run.running = true;
+  journal.saveRun(run);
   const counter: StatementCounter = { count: 0 };
   const database = createDatabase(env.DB, counter);
-  const identity = { agentId: agent.id, entityId: agent.entityId, name: agent.name };
   const spaceEvents = new SpaceEventBuffer(env);
-  const usage = emptyUsage();
-  const steps: RunStep[] = [];
-  const toolCalls = new Map<string, RunToolCall>();
-  const trigger = events.map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: queued.attempts + 1, ...queued.event }));
-  let spaceIds: string[] = [];
-  let mcp: McpTools | undefined;
-  let runInserted: Promise<void> = Promise.resolve();
-
+  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted]);
+  let prepared: Attempt | undefined;
+  let records: StepRecord[] = [];
+  let runRowWritten: Promise<unknown> = Promise.resolve();
   try {
-    // The run row is written while the cycle starts thinking; it is awaited before the run closes.
-    runInserted = database
-      .insert(runs)
-      .values({ id: runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger })
-      .then(() => undefined);
-    const spaces = await host.loadSpaces(database);
-    spaceIds = spaces.map((space) => space.id);
-    host.publish("agent.cycle.started", { runId, trigger });
-    for (const spaceId of spaceIds) {
-      spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: agent.entityId, runId } });
-    }
-
-    const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.plansChanged };
-    const known = await host.loadKnowledge(knowledge);
-    const now = new Date();
-    let activeSpaceId = storage.get<string>("active_space_id");
-    if (activeSpaceId && !spaceIds.includes(activeSpaceId)) activeSpaceId = undefined;
-
-    const settled = new DeferredMap();
-    const context: CycleContext = {
-      env,
-      database,
-      agent: identity,
-      config: agent.config,
-      runId,
-      knowledge,
-      spaces: new Map(spaces.map((space) => [space.id, space.name])),
-      getActiveSpaceId: () => activeSpaceId,
-      setActiveSpaceId: (spaceId) => {
-        activeSpaceId = spaceId;
-        if (spaceId) storage.set("active_space_id", spaceId);
-        else storage.delete("active_space_id");
-      },
-      spaceEvents,
-      publish: host.publish,
-      streamIds: new Map(),
-      // Membership as of the cycle's start; a space joined since is checked in D1.
-      // (A removal takes effect from the next cycle.)
-      isMemberOf: async (spaceId) => {
-        if (context.spaces.has(spaceId)) return true;
-        const spaceList = await listSpacesOfEntity(database, agent.entityId);
-        for (const space of spaceList) context.spaces.set(space.id, space.name);
-        return context.spaces.has(spaceId);
-      },
-      knowledgeChanged: host.invalidateKnowledge,
-      inputSettled: (toolCallId) => settled.wait(toolCallId, inputSettleTimeoutMs),
-      toolRuntime: host.toolRuntime,
-    };
-
-    const builtinQueue = new SerialQueue();
-    const configured = createConfiguredTools(context);
-    mcp = await loadMcpTools(agent.config.mcp?.servers ?? [], {
-      env,
-      toolTimeoutMs: agent.config.limits.toolTimeout,
-      maxResultBytes: agent.config.limits.toolResponseMaxBytes,
-      report: host.publish,
-    });
-    // Built-ins win a name clash, then the agent's own tools, then MCP tools.
-    const tools: ToolSet = { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, builtinQueue) };
-    const observers: ToolStreamObserver[] = [createSendMessageStreamer(context), ...configured.observers];
-
-    const previous = storage.get<ModelMessage[]>("consciousness") ?? [];
-    const maxEventChars = agent.config.limits.toolResponseMaxBytes;
-    const userMessage: ModelMessage = { role: "user", content: inboxMessage(events, now, maxEventChars) };
-    const system = buildSystemPrompt({
-      system: agent.config.agent.system,
-      description: agent.config.agent.description,
-      agent: identity,
-      spaces,
-      activeSpaceId,
-      ...known,
-      events,
-      now,
-      maxEventChars,
-    });
-
-    const model = createModel(agent.config.model, env, {
-      nextTurn: () => storage.get<number>("scripted_turn") ?? 0,
-      consumeTurn: (index) => storage.set("scripted_turn", index + 1),
-    });
-
-    const result = streamText({
-      model,
-      system,
-      messages: [...previous, userMessage],
-      tools,
-      toolChoice: agent.config.loop.toolChoice,
-      stopWhen: [isStepCount(agent.config.loop.maxSteps), hasToolCall("skip")],
-      toolCallConcurrency: agent.config.limits.maxConcurrentTools,
-      maxRetries: 2,
-      // Nothing waits forever: a cycle past its deadline is aborted and fails.
-      abortSignal: AbortSignal.timeout(agent.config.limits.cycleTimeout),
-      ...(agent.config.model.temperature !== undefined && { temperature: agent.config.model.temperature }),
-      ...(agent.config.model.maxOutputTokens !== undefined && { maxOutputTokens: agent.config.model.maxOutputTokens }),
-    });
-
-    const streamError = await consumeCycleStream(result.fullStream, { runId, publish: host.publish, observers, settled, toolCalls, steps, usage });
-    await spaceEvents.drain();
-    if (streamError !== undefined) throw streamError;
-
-    const response = await result.response;
-    storage.set(
-      "consciousness",
-      trimConsciousness(compactToolResults([...previous, userMessage, ...response.messages]), agent.config.limits.consciousnessTokens),
-    );
-    await runInserted;
-    await finishRun(host, database, counter, { runId, status: "completed", steps, toolCalls: [...toolCalls.values()], usage, spaceIds, spaceEvents });
-    storage.complete(runId);
-    return { runId, status: "completed" };
-  } catch (error) {
-    const message = errorMessage(error);
-    await spaceEvents.drain().catch(() => undefined);
-    const retried = storage.retryLater(runId, maxEventAttempts, retryBackoffMs);
-    try {
-      await runInserted;
-      await finishRun(host, database, counter, {
-        runId,
-        status: "failed",
-        steps,
-        toolCalls: [...toolCalls.values()],
-        usage,
-        error: `${message}${retried > 0 ? ` (events will be retried)` : " (no attempts left; events kept on this run)"}`,
-        spaceIds,
-        spaceEvents,
+    if (!resumed) {
+      const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: 1, ...queued.event }));
+      // Written while the cycle starts thinking; the end of the run writes the full record either way.
+      runRowWritten = database.insert(runs).values({ id: run.runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger }).onConflictDoNothing().catch((error: unknown) => {
+        console.error("could not write the run's start", run.runId, error);
       });
-    } catch (finishError) {
-      console.error("could not record failed run", runId, finishError);
     }
-    return { runId, status: "failed", error: message };
+    prepared = await prepareAttempt(host, run, database, spaceEvents);
+    const { context, tools } = prepared;
+    announce(host, prepared, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
+
+    const completed = journal.completedSteps(run.runId);
+    records = completed.map((step) => step.record);
+    const previous = storage.read("consciousness", z.array(z.custom<ModelMessage>())) ?? [];
+    const messages: ModelMessage[] = [...previous, { role: "user", content: run.userMessage }, ...completed.flatMap((step) => step.messages)];
+    const maxSteps = agent.config.loop.maxSteps;
+    let done = records.length > 0 && stepEndsCycle(records[records.length - 1]);
+
+    if (!done && run.step < maxSteps) {
+      const calls = journal.calls(run.runId, run.step);
+      if (calls.length > 0) {
+        const continued = await continueStep({ calls, tools, journal, messages, runId: run.runId, stepNumber: run.step, settled: prepared.settled, abortSignal, publish: host.publish });
+        journal.note(run, "redone", `Step ${run.step} continued after an interruption: ${continued.reused} call(s) kept their outcome, ${continued.redone} were done again under the same id; text and calls the model had not finished were dropped`);
+        journal.completeStep(run, continued.messages, continued.record);
+        messages.push(...continued.messages);
+        records.push(continued.record);
+        done = stepEndsCycle(continued.record);
+      } else if (run.scriptedTurn !== undefined) {
+        // The step's model call was cut off before any call ran: it is asked again, from the same place.
+        storage.write("scripted_turn", run.scriptedTurn);
+        journal.note(run, "redone", `Step ${run.step} was asked again: the model's answer was cut off before any tool call ran`);
+      }
+    }
+
+    while (!done && run.step < maxSteps) {
+      run.scriptedTurn = storage.read("scripted_turn", scriptedTurn) ?? 0;
+      journal.saveRun(run);
+      const step = await runStep({
+        runId: run.runId,
+        stepNumber: run.step,
+        publish: host.publish,
+        observers: prepared.observers,
+        settled: prepared.settled,
+        callIds: context.callIds,
+        model: prepared.model,
+        system: prepared.system,
+        messages,
+        tools,
+        toolChoice: agent.config.loop.toolChoice,
+        maxConcurrentTools: agent.config.limits.maxConcurrentTools,
+        abortSignal,
+        temperature: agent.config.model.temperature,
+        maxOutputTokens: agent.config.model.maxOutputTokens,
+      });
+      if (!step.ok) throw abortSignal.aborted ? new CycleTimeoutError() : step.error;
+      addUsage(run.usage, step.record.step.usage);
+      journal.completeStep(run, step.messages, step.record);
+      messages.push(...step.messages);
+      records.push(step.record);
+      done = stepEndsCycle(step.record);
+    }
+
+    await spaceEvents.drain();
+    await runRowWritten;
+    if (host.deleted.aborted) return { status: "idle" };
+    await finish(host, run, prepared, spaceEvents, { status: "completed", messages, records, d1Statements: counter.count + 1 });
+    return { status: "completed", runId: run.runId };
+  } catch (error) {
+    await spaceEvents.drain().catch(() => undefined);
+    await runRowWritten;
+    // The agent was deleted mid-cycle: there is nothing left to record.
+    if (host.deleted.aborted) return { status: "idle" };
+    const message = publicErrorMessage(error);
+    if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
+      const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";
+      await failRun(host, run, prepared, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
+      return { status: "failed", runId: run.runId };
+    }
+    run.attempt += 1;
+    run.running = false;
+    run.notBefore = Date.now() + retryDelayMs(run.attempt);
+    journal.note(run, "retried", `Attempt ${run.attempt - 1} failed: ${message}; attempt ${run.attempt} at ${new Date(run.notBefore).toISOString()}`);
+    host.publish("agent.cycle.retrying", { runId: run.runId, attempt: run.attempt, error: message, retryAt: new Date(run.notBefore).toISOString() });
+    return { status: "waiting", until: run.notBefore };
   } finally {
-    storage.delete("active_run");
-    await mcp?.close();
+    await prepared?.mcp.close();
   }
 }
 
-async function finishRun(
+/** A run whose attempts were all interrupted: it fails, keeping its events, from the alarm. */
+async function giveUp(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
+  const spaceEvents = new SpaceEventBuffer(host.env);
+  const spaces = await host.loadSpaces(createDatabase(host.env.DB, { count: 0 })).catch(() => []);
+  const records = host.journal.completedSteps(run.runId).map((step) => step.record);
+  const last = [...run.notes].reverse().find((note) => note.kind === "recovered" || note.kind === "retried");
+  await failRun(host, run, { spaceIds: spaces.map((space) => space.id) }, spaceEvents, records, `The run was interrupted ${run.attempt - 1} time(s) and gave up${last ? ` (last: ${last.message})` : ""}; events kept on this run`, null);
+  return { status: "failed", runId: run.runId };
+}
+
+/** A failed run: its open calls are closed on the record and their cards show the error, then the end is committed. */
+async function failRun(
   host: CycleHost,
-  database: ReturnType<typeof createDatabase>,
-  counter: StatementCounter,
-  outcome: {
-    runId: string;
-    status: "completed" | "failed";
-    steps: RunStep[];
-    toolCalls: RunToolCall[];
-    usage: RunUsage;
-    error?: string;
-    spaceIds: string[];
-    spaceEvents: SpaceEventBuffer;
-  },
+  run: ActiveRun,
+  prepared: Pick<Attempt, "spaceIds"> | undefined,
+  spaceEvents: SpaceEventBuffer,
+  records: StepRecord[],
+  error: string,
+  d1Statements: number | null,
 ): Promise<void> {
-  const finishedAt = new Date().toISOString();
-  // +1: this update itself.
-  const d1Statements = counter.count + 1;
-  await database
-    .update(runs)
-    .set({
-      status: outcome.status,
-      steps: outcome.steps,
-      toolCalls: outcome.toolCalls,
-      usage: outcome.usage,
-      error: outcome.error ?? null,
-      d1Statements,
-      finishedAt,
-    })
-    .where(eq(runs.id, outcome.runId));
-  host.publish("agent.cycle.finished", { runId: outcome.runId, status: outcome.status, usage: outcome.usage, d1Statements, ...(outcome.error && { error: outcome.error }) });
-  for (const spaceId of outcome.spaceIds) {
-    outcome.spaceEvents.push(spaceId, { type: "agent.cycle.finished", data: { agentEntityId: host.agent.entityId, runId: outcome.runId } });
+  const open = host.journal.openCalls(run.runId).filter((call) => !call.outcome);
+  const pendingTools = new Set(host.agent.config.tools.filter((tool) => tool.executionType === "external" || tool.executionType === "space").map((tool) => tool.name));
+  const unfinished = open.map((call) => {
+    const record = newToolCall(call.toolCallId, { toolCallId: call.modelToolCallId, toolName: call.toolName, input: call.input }, call.step);
+    // A call waiting on a person or a service stays answerable: its late result goes to the inbox.
+    Object.assign(record, pendingTools.has(call.toolName) ? { status: "pending" } : { status: "failed", error: "The run failed before this call finished" });
+    return record;
+  });
+  for (const call of open) {
+    if (!call.cardSpaceId || pendingTools.has(call.toolName)) continue;
+    await settleCard(
+      spaceEvents.ordered(call.cardSpaceId),
+      { spaceId: call.cardSpaceId, messageId: messageIdForCall(call.toolCallId), minimal: false },
+      { toolCallId: call.toolCallId, toolName: call.toolName, args: call.input },
+      { error: "The run failed before this call finished" },
+    ).catch((cardError: unknown) => console.error("could not close a card", call.toolCallId, cardError));
   }
-  await outcome.spaceEvents.drain();
+  await finish(host, run, prepared, spaceEvents, { status: "failed", error, records, unfinished, d1Statements });
 }
 
-export type { QueuedEvent };
+async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "spaceIds"> | undefined, spaceEvents: SpaceEventBuffer, end: RunEnd): Promise<void> {
+  const { agent } = host;
+  const record = commitRunEnd(host.storage, host.journal, { id: agent.id, entityId: agent.entityId, consciousnessTokens: agent.config.limits.consciousnessTokens }, run, end);
+  await writeRunRecord(host.env, host.storage, record);
+  host.publish("agent.cycle.finished", { runId: run.runId, status: end.status, usage: run.usage, d1Statements: end.d1Statements, ...(end.error && { error: end.error }) });
+  for (const spaceId of prepared?.spaceIds ?? []) {
+    spaceEvents.push(spaceId, { type: "agent.cycle.finished", data: { agentEntityId: agent.entityId, runId: run.runId, status: end.status, ...(end.error && { error: end.error }) } });
+  }
+  await spaceEvents.drain();
+}
+
+function announce(host: CycleHost, prepared: Attempt, run: ActiveRun, type: "agent.cycle.started" | "agent.cycle.resumed"): void {
+  const trigger = host.storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
+  host.publish(type, { runId: run.runId, trigger, attempt: run.attempt, ...(type === "agent.cycle.resumed" && { step: run.step }) });
+  if (type !== "agent.cycle.started") return;
+  for (const spaceId of prepared.spaceIds) {
+    prepared.context.spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: host.agent.entityId, runId: run.runId } });
+  }
+}
+

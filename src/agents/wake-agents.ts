@@ -13,7 +13,7 @@ import type { InboxEvent } from "./inbox-event";
 
 export type Speaker = { entityId: string; name?: string; type?: "human" | "agent" | "service" };
 
-function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string | undefined): InboxEvent {
+function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string | undefined, hop: number): InboxEvent {
   return {
     type: "space_message",
     spaceId: message.spaceId,
@@ -24,18 +24,19 @@ function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string
     ...(speaker.name !== undefined && { entityName: speaker.name }),
     text: message.text ?? "",
     ...(message.mentions?.length ? { mentions: message.mentions } : {}),
+    ...(hop > 0 && { hop }),
   };
 }
 
 async function deliver(env: AppEnv, targets: { agentId: string }[], event: InboxEvent, eventId: string): Promise<void> {
-  await Promise.all(targets.map((target) => agentStub(env, target.agentId).deliver(target.agentId, event, eventId)));
+  await Promise.all(targets.map((target) => agentStub(env, target.agentId).deliver(event, eventId)));
 }
 
 /** After a message is posted: wake the agents the rules say. */
 export async function wakeAgentsForMessage(
   env: AppEnv,
   database: Database,
-  input: { message: Message; speaker: Speaker; spaceName?: string; agentMembers?: { agentId: string; entityId: string }[] },
+  input: { message: Message; speaker: Speaker; spaceName?: string; agentMembers?: { agentId: string; entityId: string }[]; hop?: number },
 ): Promise<void> {
   const { message, speaker } = input;
   const mentions = new Set(message.mentions ?? []);
@@ -46,14 +47,14 @@ export async function wakeAgentsForMessage(
   );
   if (targets.length === 0) return;
   // The message id makes redelivery idempotent: an inbox ignores an event id it already holds.
-  await deliver(env, targets, spaceMessageEvent(message, speaker, input.spaceName), `evt_${message.id}`);
+  await deliver(env, targets, spaceMessageEvent(message, speaker, input.spaceName, input.hop ?? 0), `evt_${message.id}`);
 }
 
-/** An agent's `send_message` with mentions. */
+/** An agent's `send_message` with mentions (its events are one hop further than the cycle that sent it). */
 export async function wakeMentionedAgents(
   env: AppEnv,
   database: Database,
-  input: { message: Message; speaker: { entityId: string; name: string }; spaceName?: string },
+  input: { message: Message; speaker: { entityId: string; name: string }; spaceName?: string; hop: number },
 ): Promise<void> {
   await wakeAgentsForMessage(env, database, { ...input, speaker: { ...input.speaker, type: "agent" } });
 }

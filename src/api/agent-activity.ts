@@ -15,7 +15,7 @@ import { getRun, listRuns } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";
 import { notFound } from "../errors";
 import { requireSecret } from "./authorize";
-import { createRouter, type ApiContext } from "./context";
+import { createRouter, newId, type ApiContext } from "./context";
 import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
 import { checkStreamRequest, streamRequest } from "./streams";
@@ -131,7 +131,9 @@ export const agentActivityRoutes = createRouter()
       const { agentId } = c.req.valid("param");
       await requireAgent(c, agentId);
       const { data } = c.req.valid("json");
-      const { eventId } = await agentStub(c.env, agentId).deliver(agentId, { type: "external", data });
+      const hop = c.get("hop");
+      // With an Idempotency-Key the event id is derived from it: the inbox ignores a retry.
+      const { eventId } = await agentStub(c.env, agentId).deliver({ type: "external", data, ...(hop > 0 && { hop }) }, c.get("idempotency") ? newId(c, "evt") : undefined);
       return c.json({ eventId }, 202);
     },
   )

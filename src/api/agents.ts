@@ -6,13 +6,13 @@ import { getDatabase } from "../db/client";
 import { agentNotFound } from "../db/agent-not-found";
 import { getAgent } from "../db/agents";
 import { agents, entities } from "../db/schema";
-import { createId } from "../ids";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
+import { expireOpenCallsOfAgent } from "../tools/engine/pending-calls";
 import { requireSecret } from "./authorize";
 import { checkToolSecrets } from "./check-tool-secrets";
-import { createRouter } from "./context";
+import { createRouter, newId } from "./context";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const AgentBody = z.object({ config: AgentConfig }).strict().openapi("AgentBody");
@@ -44,12 +44,16 @@ export const agentRoutes = createRouter()
       const { config } = c.req.valid("json");
       checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
-      const id = createId("agt");
-      const entityId = createId("ent");
+      const id = newId(c, "agt");
+      const entityId = newId(c, "ent");
       const now = new Date().toISOString();
+      // With an Idempotency-Key the ids are derived from it: a retry finds the agent instead of making a second.
+      const existing = c.get("idempotency") ? await getAgent(database, id) : undefined;
+      if (existing) return c.json({ id, entityId: existing.entityId, name: existing.name }, 201);
+      // Conflicts do nothing: a retry racing the first request (same derived ids) writes nothing twice.
       await database.batch([
-        database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }),
-        database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }),
+        database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }).onConflictDoNothing({ target: entities.id }),
+        database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }).onConflictDoNothing({ target: agents.id }),
       ]);
       return c.json({ id, entityId, name: config.agent.name }, 201);
     },
@@ -111,8 +115,10 @@ export const agentRoutes = createRouter()
       const agent = await getAgent(database, agentId);
       if (!agent) throw await agentNotFound(database, agentId);
       const spaces = await listSpacesOfEntity(database, agent.entityId);
-      // The entity row cascades to the agent row and its memberships.
-      await database.delete(entities).where(eq(entities.id, agent.entityId));
+      // Its open calls can never be answered now (a late result gets 410); the entity row
+      // cascades to the agent row and its memberships. One batch: both or neither.
+      await database.batch([expireOpenCallsOfAgent(database, agentId), database.delete(entities).where(eq(entities.id, agent.entityId))]);
+      // Its object stops its timers, retries and streams, and forgets everything.
       await agentLifecycle.deleted(c.env, agentId);
       // Its spaces hear that it left, as for any removed member.
       await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(space.id, agent.entityId)));

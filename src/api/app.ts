@@ -12,6 +12,8 @@ import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
 import { registerEventSchemas } from "./event-schemas";
 import { healthRoutes } from "./health";
+import { hopGuard } from "./hop-guard";
+import { idempotency } from "./idempotency";
 import { messageRoutes } from "./messages";
 import { nameOperations } from "./operation-names";
 import { requestBody } from "./request-body";
@@ -29,6 +31,11 @@ export function createApp() {
 
   app.use("/api/*", authentication);
   app.use("/api/*", requestBody);
+  app.use("/api/*", hopGuard);
+  // The writes a client may retry (contract §4).
+  for (const path of ["/api/entities", "/api/agents", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results"]) {
+    app.on("POST", path, idempotency);
+  }
 
   app.route("/", healthRoutes);
   app.route("/", discoveryRoutes);

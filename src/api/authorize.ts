@@ -1,7 +1,7 @@
 /**
  * Authentication middleware and the authorization checks routes use.
  * Missing/invalid credentials → 401 (in `authenticate`); valid but not
- * allowed → 403.
+ * allowed → 403, including any token whose subject is an agent.
  */
 import type { MiddlewareHandler } from "hono";
 import { authenticate, readCredentials } from "../auth/authenticate";
@@ -10,13 +10,16 @@ import { getDatabase } from "../db/client";
 import { isMember } from "../db/spaces";
 import { forbidden } from "../errors";
 import type { ApiContext, ApiEnv } from "./context";
+import { refuseAgentSubject } from "./refuse-agent-subject";
 
 /** Stream routes also accept `?publicKey=&token=` (browsers cannot set WebSocket headers). */
 const streamPath = /\/stream$/;
 
 export const authentication: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const credentials = readCredentials(c.req.raw, { allowQuery: streamPath.test(c.req.path) });
-  c.set("principal", await authenticate(c.env, credentials));
+  const principal = await authenticate(c.env, credentials);
+  if (principal.kind === "entity") await refuseAgentSubject(getDatabase(c.env.DB), principal.entityId);
+  c.set("principal", principal);
   return next();
 };
 

@@ -1,17 +1,44 @@
-/** Refuses an agent config whose gateway tools or MCP servers name secrets this deployment does not have. */
+/**
+ * What a config asks of this deployment, checked when the agent is saved
+ * (after the schema, which cannot see the env): every secret it names by the
+ * secret policy (header secrets must be set; a model key may come later), and
+ * every URL the gateway will call by this deployment's URL policy.
+ */
 import type { AgentConfig } from "../agents/agent-config";
 import type { AppEnv } from "../env";
+import { secretNameProblem } from "../security/secret-policy";
+import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { checkGatewayConfig, checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
 import { validationError } from "./context";
 
+type Issue = { path: (string | number)[]; message: string };
+
 export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
-  const issues = config.tools.flatMap((tool, index) =>
-    tool.executionType === "gateway"
-      ? checkGatewayConfig(tool.execution, env).map((problem) => ({ path: ["config", "tools", index, "execution", ...problem.path], message: problem.message }))
-      : [],
-  );
+  const policy = urlPolicyOf(env);
+  const issues: Issue[] = [];
+  const checkUrl = (url: string | undefined, path: (string | number)[]) => {
+    const problem = url === undefined ? undefined : outboundUrlProblem(url, policy);
+    if (problem !== undefined) issues.push({ path, message: problem });
+  };
+
+  const model = config.model;
+  if (model.provider !== "scripted" && model.provider !== "workers-ai") checkUrl(model.baseURL, ["config", "model", "baseURL"]);
+  if (model.provider !== "scripted" && model.apiKeyEnv !== undefined) {
+    const problem = secretNameProblem(model.apiKeyEnv, env, { mustBeSet: false });
+    if (problem !== undefined) issues.push({ path: ["config", "model", "apiKeyEnv"], message: problem });
+  }
+  config.tools.forEach((tool, index) => {
+    const path = ["config", "tools", index, "execution"];
+    if (tool.executionType === "gateway") {
+      for (const problem of checkGatewayConfig(tool.execution, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
+    } else if (tool.executionType === "external" || tool.executionType === "space") {
+      checkUrl(tool.execution?.webhook, [...path, "webhook"]);
+    }
+  });
   (config.mcp?.servers ?? []).forEach((server, index) => {
-    for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: ["config", "mcp", "servers", index, ...problem.path], message: problem.message });
+    const path = ["config", "mcp", "servers", index];
+    checkUrl(server.url, [...path, "url"]);
+    for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
   });
   if (issues.length > 0) throw validationError(issues, "body");
 }

@@ -4,8 +4,12 @@ import type { Context } from "hono";
 import type { Principal } from "../auth/principal";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
+import { createId, type IdPrefix } from "../ids";
 
-export type ApiEnv = { Bindings: AppEnv; Variables: { principal: Principal } };
+/** Set on a write that carries an `Idempotency-Key`: ids derived from the key, so a retried write finds its records. */
+export type Idempotency = { deriveId(prefix: IdPrefix): string };
+
+export type ApiEnv = { Bindings: AppEnv; Variables: { principal: Principal; idempotency?: Idempotency; hop: number } };
 export type ApiContext = Context<ApiEnv>;
 
 type Issue = { path: PropertyKey[]; message: string };
@@ -26,4 +30,9 @@ export function createRouter(): OpenAPIHono<ApiEnv> {
       if (!result.success) throw validationError(result.error.issues, result.target === "json" ? "body" : result.target);
     },
   });
+}
+
+/** A new id for a record this request creates: derived from its `Idempotency-Key` when it has one. */
+export function newId(c: ApiContext, prefix: IdPrefix): string {
+  return c.get("idempotency")?.deriveId(prefix) ?? createId(prefix);
 }

@@ -4,9 +4,8 @@ import { getDatabase } from "../db/client";
 import { getEntity, toEntity } from "../db/entities";
 import { entities } from "../db/schema";
 import { ApiError, notFound } from "../errors";
-import { createId } from "../ids";
 import { requireSecret } from "./authorize";
-import { createRouter } from "./context";
+import { createRouter, newId } from "./context";
 import { EntityIdParam, errorResponses, jsonBody, jsonContent, writeErrorResponses } from "./schemas";
 
 export const Entity = z
@@ -39,15 +38,20 @@ export const entityRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const input = c.req.valid("json");
+      const database = getDatabase(c.env.DB);
+      const id = newId(c, "ent");
       // One statement, so two concurrent requests with the same externalId get 201 and 409, never a 500.
-      const row = await getDatabase(c.env.DB)
+      const row = await database
         .insert(entities)
-        .values({ id: createId("ent"), type: input.type, name: input.name, externalId: input.externalId ?? null })
+        .values({ id, type: input.type, name: input.name, externalId: input.externalId ?? null })
         .onConflictDoNothing()
         .returning()
         .get();
-      if (!row) throw new ApiError(409, "conflict", `An entity with externalId "${input.externalId}" already exists`);
-      return c.json(toEntity(row), 201);
+      if (row) return c.json(toEntity(row), 201);
+      // A retried request (same Idempotency-Key) finds the entity it made.
+      const existing = await getEntity(database, id);
+      if (existing) return c.json(existing, 201);
+      throw new ApiError(409, "conflict", `An entity with externalId "${input.externalId}" already exists`);
     },
   )
   .openapi(

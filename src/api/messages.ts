@@ -11,7 +11,7 @@ import { ApiError, forbidden, notFound } from "../errors";
 import { fullMessage, Message, redactMessage } from "../spaces/message";
 import { postSpaceMessage } from "../spaces/post-space-message";
 import { requireSpaceAccess } from "./authorize";
-import { createRouter } from "./context";
+import { createRouter, newId } from "./context";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
 
 export const maxMessageChars = 32_000;
@@ -69,6 +69,9 @@ export const messageRoutes = createRouter()
         throw new ApiError(400, "validation_error", `mentions: not members of this space: ${strangers.join(", ")}`);
       }
       const message = await postSpaceMessage(c.env, database, {
+        // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
+        ...(c.get("idempotency") && { id: newId(c, "msg") }),
+        hop: c.get("hop"),
         spaceId,
         spaceName: space.name,
         entityName: speaker.name,

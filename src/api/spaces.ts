@@ -3,15 +3,14 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
-import { members, spaces } from "../db/schema";
-import { getSpace, listMemberIds } from "../db/spaces";
+import { members } from "../db/schema";
 import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
+import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
-import { createId } from "../ids";
 import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
 import { requireSecret, requireSpaceAccess } from "./authorize";
-import { createRouter } from "./context";
+import { createRouter, newId } from "./context";
 import { EntityIdParam, errorResponses, jsonBody, jsonContent, SpaceIdParam, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const entityId = z.string().min(1).max(100);
@@ -46,11 +45,11 @@ export const spaceRoutes = createRouter()
       const found = new Set((await getEntities(database, memberIds)).map((entity) => entity.id));
       const missing = memberIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new ApiError(404, "not_found", `Unknown entity ids: ${missing.join(", ")}`);
-      const id = createId("spc");
-      await database.batch([
-        database.insert(spaces).values({ id, name: input.name }),
-        ...memberIds.map((memberId) => database.insert(members).values({ spaceId: id, entityId: memberId })),
-      ]);
+      const id = newId(c, "spc");
+      // A retried request (same Idempotency-Key) finds the space it made; its members were announced then.
+      const existing = c.get("idempotency") ? await getSpace(database, id) : undefined;
+      if (existing) return c.json({ id, name: existing.name }, 201);
+      if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
       const stub = spaceStub(c.env, id);
       await stub.emitMany(
         id,

@@ -30,7 +30,10 @@ export function streamRequest(request: Request, principal: Principal, extraHeade
     if (value !== null) headers.set(name, value);
   }
   headers.set(subscriberHeaders.audience, principal.kind === "secret" ? "secret" : "public");
-  if (principal.kind === "entity") headers.set(subscriberHeaders.entityId, principal.entityId);
+  if (principal.kind === "entity") {
+    headers.set(subscriberHeaders.entityId, principal.entityId);
+    headers.set(subscriberHeaders.expiresAt, String(principal.expiresAt));
+  }
   for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
   return new Request(request.url, { method: "GET", headers });
 }

@@ -56,5 +56,5 @@ export async function authenticate(env: AppEnv, credentials: Credentials): Promi
   if (typeof payload.sub !== "string" || payload.sub.length === 0) throw unauthorized("The token has no subject (sub)");
   // `exp` is enforced: a token must say when it stops being valid.
   if (typeof payload.exp !== "number") throw unauthorized("The token has no expiry (exp)");
-  return { kind: "entity", entityId: payload.sub };
+  return { kind: "entity", entityId: payload.sub, expiresAt: payload.exp * 1000 };
 }

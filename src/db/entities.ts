@@ -1,5 +1,6 @@
 /** Entity rows: people, services and agents that can be members of spaces. */
 import { eq, inArray } from "drizzle-orm";
+import { chunked } from "./chunked";
 import type { Database } from "./client";
 import { entities } from "./schema";
 
@@ -18,8 +19,10 @@ export async function getEntity(database: Database, entityId: string): Promise<E
   return row ? toEntity(row) : undefined;
 }
 
+/** The entities among `entityIds` that exist (any number of ids: one batch of IN lists that fit D1). */
 export async function getEntities(database: Database, entityIds: string[]): Promise<Entity[]> {
-  if (entityIds.length === 0) return [];
-  const rows = await database.select().from(entities).where(inArray(entities.id, entityIds));
-  return rows.map(toEntity);
+  const [first, ...rest] = chunked(entityIds).map((chunk) => database.select().from(entities).where(inArray(entities.id, chunk)));
+  if (first === undefined) return [];
+  const results = await database.batch([first, ...rest]);
+  return results.flat().map(toEntity);
 }

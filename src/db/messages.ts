@@ -23,8 +23,9 @@ export function toMessage(row: MessageRow): Message {
   return message;
 }
 
-export async function insertMessage(database: Database, message: Message): Promise<void> {
-  await database.insert(messages).values({
+/** Inserts a message; false when a message with its id already exists (nothing is written then). */
+export async function insertMessage(database: Database, message: Message): Promise<boolean> {
+  const inserted = await database.insert(messages).values({
     id: message.id,
     spaceId: message.spaceId,
     seq: message.seq,
@@ -36,7 +37,10 @@ export async function insertMessage(database: Database, message: Message): Promi
     status: message.status,
     createdAt: message.createdAt,
     updatedAt: message.updatedAt ?? null,
-  });
+  })
+    .onConflictDoNothing({ target: messages.id })
+    .returning({ id: messages.id });
+  return inserted.length > 0;
 }
 
 export async function getMessage(database: Database, messageId: string): Promise<Message | undefined> {

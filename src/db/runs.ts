@@ -14,7 +14,10 @@ export type RunStep = {
 };
 
 export type RunToolCall = {
+  /** The gateway's id for the call (the `callId` results are posted with). */
   toolCallId: string;
+  /** The id the model gave the call. */
+  modelToolCallId?: string;
   toolName: string;
   stepNumber: number;
   args: unknown;
@@ -27,6 +30,9 @@ export type RunToolCall = {
 
 export type RunUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
 
+/** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay. */
+export type RunNote = { at: string; kind: "recovered" | "retried" | "redone" | "throttled" | "refused"; message: string };
+
 export type Run = {
   id: string;
   agentId: string;
@@ -37,6 +43,7 @@ export type Run = {
   toolCalls: RunToolCall[];
   usage: RunUsage | null;
   error: string | null;
+  notes: RunNote[];
   d1Statements: number | null;
   createdAt: string;
   finishedAt: string | null;
@@ -50,6 +57,7 @@ export function toRun(row: RunRow): Run {
     steps: (row.steps as RunStep[] | null) ?? [],
     toolCalls: (row.toolCalls as RunToolCall[] | null) ?? [],
     usage: (row.usage as RunUsage | null) ?? null,
+    notes: (row.notes as RunNote[] | null) ?? [],
   };
 }
 

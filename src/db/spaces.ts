@@ -1,5 +1,6 @@
 /** Space and membership rows. */
 import { and, eq } from "drizzle-orm";
+import { chunked } from "./chunked";
 import type { Database } from "./client";
 import { agents, entities, members, spaces } from "./schema";
 
@@ -7,6 +8,24 @@ export type Space = { id: string; name: string; createdAt: string };
 
 export async function getSpace(database: Database, spaceId: string): Promise<Space | undefined> {
   return database.select().from(spaces).where(eq(spaces.id, spaceId)).get();
+}
+
+/**
+ * Creates a space with its first members in one batch (all or nothing):
+ * multi-row inserts of as many members as fit one D1 statement each, so a
+ * thousand members are about twenty statements.
+ */
+/**
+ * A space and its members, in one batch. Conflicts do nothing, so a retry
+ * racing the first request (the same id, from an Idempotency-Key) writes
+ * nothing twice; false when the space already existed.
+ */
+export async function insertSpaceWithMembers(database: Database, space: { id: string; name: string }, memberIds: string[]): Promise<boolean> {
+  const memberInserts = chunked(memberIds, { parametersPerItem: 2 }).map((chunk) =>
+    database.insert(members).values(chunk.map((entityId) => ({ spaceId: space.id, entityId }))).onConflictDoNothing(),
+  );
+  const [created] = await database.batch([database.insert(spaces).values(space).onConflictDoNothing({ target: spaces.id }).returning({ id: spaces.id }), ...memberInserts]);
+  return created.length > 0;
 }
 
 export async function isMember(database: Database, spaceId: string, entityId: string): Promise<boolean> {

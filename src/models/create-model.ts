@@ -1,7 +1,10 @@
 /**
  * Turns an agent's model config (contract §5) into an AI SDK language model.
- * API keys come only from Worker secrets, never from the config; a missing one
- * fails with a message that says which secret to set.
+ * API keys come only from Worker secrets, never from the config, and only by
+ * the secret policy (never one of the gateway's own keys); a missing one fails
+ * with a message that says which secret to set. A `baseURL` is checked by the
+ * URL policy here too, so a config stored before a policy change cannot call
+ * what the deployment now forbids.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -10,6 +13,8 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createWorkersAI } from "workers-ai-provider";
 import type { ModelConfig } from "../agents/agent-config";
 import type { AppEnv } from "../env";
+import { describeSecretRefusal, readSecret } from "../security/secret-policy";
+import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { createScriptedModel, type ScriptedCursor } from "./scripted-model";
 
 /**
@@ -18,6 +23,10 @@ import { createScriptedModel, type ScriptedCursor } from "./scripted-model";
  * (`temperature`, `maxOutputTokens`) are call settings: pass them to `streamText`.
  */
 export function createModel(config: ModelConfig, env: AppEnv, scripted: ScriptedCursor): LanguageModelV4 {
+  if ((config.provider === "openai" || config.provider === "anthropic" || config.provider === "openai-compatible") && config.baseURL !== undefined) {
+    const problem = outboundUrlProblem(config.baseURL, urlPolicyOf(env));
+    if (problem !== undefined) throw new Error(`The model's baseURL cannot be used: ${problem}`);
+  }
   switch (config.provider) {
     case "openai": {
       const apiKey = requireSecret(env, config.apiKeyEnv ?? "OPENAI_API_KEY", config.provider);
@@ -43,7 +52,8 @@ export function createModel(config: ModelConfig, env: AppEnv, scripted: Scripted
 }
 
 function requireSecret(env: AppEnv, name: string, provider: ModelConfig["provider"]): string {
-  const value = env[name];
-  if (typeof value === "string" && value.length > 0) return value;
-  throw new Error(`The ${provider} provider needs an API key: set the ${name} secret (wrangler secret put ${name})`);
+  const secret = readSecret(env, name);
+  if (secret.ok) return secret.value;
+  if (secret.refusal === "unset") throw new Error(`The ${provider} provider needs an API key: set the ${name} secret (wrangler secret put ${name})`);
+  throw new Error(`The ${provider} provider cannot use ${describeSecretRefusal(name, secret.refusal)}`);
 }

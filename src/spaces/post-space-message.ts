@@ -19,10 +19,15 @@ export type SpaceMessageInput = {
   spaceName?: string;
   /** The space's agent members, when the caller already read them. */
   agentMembers?: { agentId: string; entityId: string }[];
+  /** How many agent cycles led to this message (`x-switchboard-hop`). */
+  hop?: number;
+  /** The message's id, when the caller derived one (an `Idempotency-Key`): posting it again finds it. */
+  id?: string;
 };
 
 export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
   const message = await spaceStub(env, input.spaceId).postMessage(input.spaceId, {
+    ...(input.id && { id: input.id }),
     entityId: input.entityId,
     role: input.role,
     text: input.text,
@@ -33,6 +38,7 @@ export async function postSpaceMessage(env: AppEnv, database: Database, input: S
     speaker: { entityId: input.entityId, name: input.entityName, type: input.entityType },
     spaceName: input.spaceName,
     agentMembers: input.agentMembers,
+    hop: input.hop,
   });
   return message;
 }

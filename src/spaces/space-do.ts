@@ -61,7 +61,14 @@ export class SpaceDO extends DurableObject<AppEnv> {
       if (input.parts !== undefined) message.parts = input.parts;
       if (input.mentions !== undefined && input.mentions.length > 0) message.mentions = input.mentions;
       // D1 first: if this throws, the seq was never used and nothing was broadcast.
-      await insertMessage(getDatabase(this.env.DB), message);
+      const database = getDatabase(this.env.DB);
+      if (!(await insertMessage(database, message))) {
+        // This id is already stored (a retried post: an Idempotency-Key, a reply done again after
+        // a restart). It keeps its seq and its one broadcast; the caller gets it back as it is.
+        const existing = await getMessage(database, message.id);
+        if (!existing || existing.spaceId !== spaceId) throw new Error(`Message id "${message.id}" is taken`);
+        return fullMessage(existing);
+      }
       this.#emitNow(spaceId, { type: "space.message", data: fullMessage(message), publicData: redactMessage(message) }, now);
       return fullMessage(message);
     });
@@ -78,6 +85,8 @@ export class SpaceDO extends DurableObject<AppEnv> {
       const current = await getMessage(database, messageId);
       if (!current?.parts) return undefined;
       const parts = current.parts.map((part) => (part.toolCallId === toolCallId ? { ...part, ...changes } : part));
+      // Settling a card twice (a transition finished again after a restart) changes nothing and says nothing.
+      if (JSON.stringify(parts) === JSON.stringify(current.parts) && (status ?? current.status) === current.status) return fullMessage(current);
       const updatedAt = new Date().toISOString();
       const nextStatus = status ?? current.status;
       await updateMessageParts(database, messageId, { parts, status: nextStatus, updatedAt });

@@ -3,14 +3,30 @@
  * (every text and argument delta of every cycle) are observability, not
  * records, and would otherwise cost a storage write each while the cycle runs.
  * Replay covers the newest `retain` events since the object last started.
+ *
+ * Seqs stay monotonic across restarts without a write per event: the log
+ * reserves blocks of seqs in storage ahead of use, and a new instance starts
+ * after the last reserved block (a restart leaves a gap, never a reuse).
  */
 import type { StreamEvent, StreamLog } from "./event-log";
 
+/** Where the reservation is kept (the owning object's storage). */
+export type SeqReservation = { read(): number; write(upTo: number): void };
+
+const reserveBlock = 1_000;
+
 export class MemoryEventLog implements StreamLog {
-  #lastSeq = 0;
+  #lastSeq: number;
+  #reservedUpTo: number;
   #frames: { seq: number; frame: string }[] = [];
 
-  constructor(private readonly retain = 2_000) {}
+  constructor(
+    private readonly reservation: SeqReservation,
+    private readonly retain = 2_000,
+  ) {
+    this.#lastSeq = reservation.read();
+    this.#reservedUpTo = this.#lastSeq;
+  }
 
   get lastSeq(): number {
     return this.#lastSeq;
@@ -18,6 +34,10 @@ export class MemoryEventLog implements StreamLog {
 
   append(envelope: Omit<StreamEvent, "seq">): { frame: string; publicFrame: string; seq: number } {
     const seq = this.#lastSeq + 1;
+    if (seq > this.#reservedUpTo) {
+      this.#reservedUpTo = seq + reserveBlock - 1;
+      this.reservation.write(this.#reservedUpTo);
+    }
     const frame = JSON.stringify({ seq, ...envelope });
     this.#lastSeq = seq;
     this.#frames.push({ seq, frame });

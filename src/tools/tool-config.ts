@@ -3,13 +3,15 @@
  * typo is refused with its path instead of silently ignored.
  */
 import { z } from "@hono/zod-openapi";
+import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
+import { checkInputSchema } from "./json-schema/check-input-schema";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
 
-/** A JSON Schema object describing a tool's input; checked further by `checkInputSchema`. */
+/** A JSON Schema object describing a tool's input; compiled and checked by `checkInputSchema`. */
 export const JsonSchemaObject = z.record(z.string(), z.unknown()).openapi("JsonSchema", {
   description: "A JSON Schema (draft 2020-12 or 7) for the tool's input object",
 });
@@ -21,14 +23,9 @@ export const ToolDisplay = z
   })
   .strict();
 
-const httpUrl = z
-  .string()
-  .max(4096)
-  .refine((value) => /^https?:\/\//i.test(value), { message: "Must be an http(s) URL" });
-
 const GatewayExecution = z
   .object({
-    url: httpUrl,
+    url: OutboundUrl,
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("GET"),
     headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
     body: z.unknown().optional(),
@@ -38,7 +35,7 @@ const GatewayExecution = z
 
 const PendingExecution = z
   .object({
-    webhook: httpUrl.optional(),
+    webhook: OutboundUrl.optional(),
     expiresIn: z.number().int().positive().max(30 * 24 * 3600 * 1000).optional(),
   })
   .strict();
@@ -77,7 +74,7 @@ export const ToolConfig = z
         context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
       }
     }
-    if (tool.executionType === "gateway" && /^https?:\/\//i.test(tool.execution.url)) {
+    if (tool.executionType === "gateway" && outboundUrlProblem(tool.execution.url) === undefined) {
       for (const problem of checkGatewayConfig(tool.execution)) {
         context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
       }
@@ -102,26 +99,6 @@ export const ToolConfig = z
 
 export type ToolConfig = z.infer<typeof ToolConfig>;
 export type ExecutionType = ToolConfig["executionType"];
-
-/**
- * Structural checks on a tool's input schema: the model must be asked for an
- * object, and `targetSpaceId` is reserved for `displayTool`.
- */
-export function checkInputSchema(schema: Record<string, unknown>): { path: string[]; message: string }[] {
-  const problems: { path: string[]; message: string }[] = [];
-  if (schema.type !== undefined && schema.type !== "object") {
-    problems.push({ path: ["type"], message: 'A tool input schema must describe an object ("type": "object")' });
-  }
-  if (schema.properties !== undefined) {
-    if (typeof schema.properties !== "object" || schema.properties === null || Array.isArray(schema.properties)) {
-      problems.push({ path: ["properties"], message: "Must be an object mapping property names to schemas" });
-    }
-  }
-  if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((item) => typeof item === "string"))) {
-    problems.push({ path: ["required"], message: "Must be an array of property names" });
-  }
-  return problems;
-}
 
 /** `visible` defaults to true, except for `internal` and `prebuilt` tools. */
 export function isToolVisible(tool: ToolConfig): boolean {

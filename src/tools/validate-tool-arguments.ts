@@ -1,27 +1,26 @@
 /**
  * Checks a model's tool arguments against the tool's input schema before the
  * tool runs (contract §6): failures go back to the model as a tool error it can
- * correct. Uses `@cfworker/json-schema`, which needs no `eval` and so runs on
- * Workers; one compiled validator is kept per schema object. Its raw errors
+ * correct. The schema is compiled once (`compileInputSchema`, with
+ * `@cfworker/json-schema`: no `eval`, so it runs on Workers). Its raw errors
  * are rewritten into short lines a model can act on (`/city: must be string`).
  */
-import { Validator } from "@cfworker/json-schema";
-import type { OutputUnit, Schema, SchemaDraft } from "@cfworker/json-schema";
+import type { OutputUnit } from "@cfworker/json-schema";
+import { compileInputSchema } from "./json-schema/compile-input-schema";
 
 export type ArgumentValidation = { ok: true } | { ok: false; problems: string[] };
-
-const validators = new WeakMap<Record<string, unknown>, Validator>();
 
 /** Validates `args` against `schema`, reporting every problem as `/path: message`. Never throws. */
 export function validateToolArguments(schema: Record<string, unknown>, args: unknown): ArgumentValidation {
   if (args === undefined) return { ok: false, problems: ["/: arguments are missing (a JSON object is expected)"] };
+  const compiled = compileInputSchema(schema);
+  if (!compiled.ok) {
+    const [first] = compiled.problems;
+    const where = first.path.length > 0 ? ` at ${first.path.join(".")}` : "";
+    return { ok: false, problems: [`the tool's input schema is invalid${where}: ${first.message}`] };
+  }
   try {
-    let validator = validators.get(schema);
-    if (validator === undefined) {
-      validator = new Validator(schema as Schema, draftOf(schema), false);
-      validators.set(schema, validator);
-    }
-    const result = validator.validate(args);
+    const result = compiled.validator.validate(args);
     if (result.valid) return { ok: true };
     const problems = describeValidationErrors(result.errors, schema);
     return { ok: false, problems: problems.length > 0 ? problems : ["/: does not match the input schema"] };
@@ -33,15 +32,6 @@ export function validateToolArguments(schema: Record<string, unknown>, args: unk
 /** The tool error given back to the model when its arguments fail the schema. */
 export function formatArgumentError(toolName: string, problems: string[]): string {
   return `Invalid arguments for tool "${toolName}": ${problems.join("; ")}. Fix the arguments and call the tool again.`;
-}
-
-/** Draft 2020-12 unless the schema's `$schema` names another one. */
-function draftOf(schema: Record<string, unknown>): SchemaDraft {
-  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (declared.includes("draft-04")) return "4";
-  if (declared.includes("draft-06") || declared.includes("draft-07")) return "7";
-  if (declared.includes("2019-09")) return "2019-09";
-  return "2020-12";
 }
 
 // --- Turning validator output into readable lines ---

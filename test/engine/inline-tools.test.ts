@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createSpace, secret } from "../support/api";
-import { createAgent, listRuns, scriptedConfig, waitForRuns } from "../support/agents";
+import { createAgent, expectNotWoken, scriptedConfig, waitForRuns } from "../support/agents";
 import { enter, skip, toolWorld } from "../support/tool-world";
 
 const chart = {
@@ -36,8 +36,7 @@ describe("inline execution types", () => {
     const updated = await world.spaceStream.waitForType("space.message.updated");
     expect(updated.data).toMatchObject({ id: card?.data.id, status: "complete", parts: [{ status: "complete", result: { success: true } }] });
     // A visible tool message never wakes an agent.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await listRuns(bystander.id)).toEqual([]);
+    await expectNotWoken(bystander.id);
     world.close();
   });
 

@@ -60,4 +60,33 @@ describe("MCP servers", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.details[0].path).toBe("config.mcp.servers.0.headers.authorization");
   });
+
+  it("a listed tool whose schema cannot compile is skipped and reported; an answer too deep is a tool error", async () => {
+    const world = await toolWorld([], () => []);
+    await secret(`/api/agents/${world.agent.id}`, {
+      method: "PUT",
+      body: {
+        config: {
+          agent: { name: "Toolsmith" },
+          model: {
+            provider: "scripted",
+            turns: [{ toolCalls: [{ name: "odd__echo", args: { text: "hi" } }, { name: "odd__deep", args: {} }, { name: "odd__broken", args: { text: "x" } }] }, { toolCalls: [skip] }],
+          },
+          mcp: { servers: [{ name: "odd", url: "http://mcp.test/odd" }] },
+        },
+      },
+    });
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1, 15_000);
+    const skipped = await world.agentStream.waitForType("mcp.tool.skipped");
+    expect(skipped.data).toEqual({ server: "odd", tool: "broken", error: expect.stringMatching(/^inputSchema\.properties\.text\.pattern: Not a valid regular expression/) });
+    const connected = await world.agentStream.waitForType("mcp.server.connected");
+    expect(connected.data).toMatchObject({ server: "odd", tools: ["odd__echo", "odd__deep"] });
+    const byName = Object.fromEntries(run.toolCalls.map((call) => [call.toolName, call]));
+    expect(byName.odd__echo.result).toEqual({ text: '{"text":"hi"}' });
+    expect(byName.odd__deep.result).toEqual({ error: expect.stringContaining("deeper than 64 levels") });
+    expect(byName.odd__broken.status).toBe("failed");
+    expect(run.status).toBe("completed");
+    world.close();
+  });
 });

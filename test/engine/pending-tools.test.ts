@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callJson, createHuman, memberHeaders, secret } from "../support/api";
-import { listRuns, waitForRuns, waitUntil } from "../support/agents";
+import { settledRuns, waitForRuns, waitUntil } from "../support/agents";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 const external = (overrides: Record<string, unknown> = {}) => ({
@@ -34,8 +34,7 @@ describe("waiting calls", () => {
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls[0]).toMatchObject({ status: "completed", result: { projects: ["alpha", "beta"] } });
     expect(await pendingStatus(world.agent.id, toolCallId)).toBe("resolved");
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await listRuns(world.agent.id)).toHaveLength(1);
+    expect(await settledRuns(world.agent.id)).toHaveLength(1);
     world.close();
   });
 
@@ -112,10 +111,9 @@ describe("async calls and the result route", () => {
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 409)).toHaveLength(49);
-    const runs = await waitForRuns(world.agent.id, 2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const all = await listRuns(world.agent.id);
-    const resultEvents = all.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result");
+    await waitForRuns(world.agent.id, 2);
+    const runs = await settledRuns(world.agent.id);
+    const resultEvents = runs.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result");
     expect(resultEvents).toHaveLength(1);
     expect(runs).toHaveLength(2);
     world.close();

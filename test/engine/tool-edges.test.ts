@@ -35,16 +35,38 @@ describe("tool edges", () => {
     world.close();
   });
 
-  it("a posted {error} result marks the card as an error and emits tool.error", async () => {
+  it("a posted error marks the card as an error, emits tool.error, and reaches the agent as a failure", async () => {
     const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] }, { toolCalls: [skip] }]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const callId = run.toolCalls.find((call) => call.toolName === "ask")?.toolCallId ?? "";
-    expect((await submitResult(run.id, callId, { error: "the service is down" })).status).toBe(200);
+    const both = await secret<{ error: { code: string } }>(`/api/runs/${run.id}/tool-results`, { body: { callId, result: 1, error: "no" } });
+    expect(both.status).toBe(400);
+    const posted = await secret(`/api/runs/${run.id}/tool-results`, { body: { callId, error: "the service is down" } });
+    expect(posted).toMatchObject({ status: 200, body: { success: true } });
     const failed = await world.spaceStream.waitForType("tool.error");
     expect(failed.data).toMatchObject({ toolCallId: callId, toolName: "ask", error: "the service is down" });
     const updated = await world.spaceStream.waitForType("space.message.updated");
     expect(updated.data).toMatchObject({ status: "error" });
+    const [, second] = await waitForRuns(world.agent.id, 2);
+    expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId: callId, result: null, error: "the service is down" }]);
+    world.close();
+  });
+
+  it("a result that happens to have an error or status field is a result, never misread as a failure or a pending call", async () => {
+    const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] }, { toolCalls: [skip] }]);
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    const callId = run.toolCalls.find((call) => call.toolName === "ask")?.toolCallId ?? "";
+    const lookalike = { error: "not found is a valid answer here", status: "pending" };
+    expect((await submitResult(run.id, callId, lookalike)).status).toBe(200);
+    const done = await world.spaceStream.waitForType("tool.done");
+    expect(done.data).toMatchObject({ toolCallId: callId, result: lookalike });
+    expect((await world.spaceStream.waitForType("space.message.updated")).data).toMatchObject({ status: "complete" });
+    expect(world.spaceStream.ofType("tool.error")).toEqual([]);
+    const [, second] = await waitForRuns(world.agent.id, 2);
+    expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId: callId, result: lookalike }]);
+    expect(second.trigger[0]).not.toHaveProperty("error");
     world.close();
   });
 

@@ -43,3 +43,23 @@ it("builds a scripted model that plays the configured turns", async () => {
   expect(model.provider).toBe("scripted");
   expect(await streamText({ model, prompt: "Hi" }).text).toBe("Hello from the script");
 });
+
+it("never hands the gateway's own keys or a binding to a provider, even from a stored config", () => {
+  for (const apiKeyEnv of ["JWT_SECRET", "WEBHOOK_SECRET", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY"]) {
+    expect(() => createModel({ provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1", apiKeyEnv }, withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }), cursor)).toThrow(
+      `The openai-compatible provider cannot use the secret "${apiKeyEnv}", which is one of the gateway's own keys`,
+    );
+  }
+  expect(() => createModel({ provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" }, withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }), cursor)).toThrow("is a binding of this Worker, not a secret");
+});
+
+it("checks a stored baseURL by the URL policy when the model is built", () => {
+  expect(() => createModel({ provider: "openai-compatible", name: "m", baseURL: "file:///etc/passwd" }, withSecrets({}), cursor)).toThrow(
+    "The model's baseURL cannot be used: Must be an http(s) URL (not file)",
+  );
+  const strict = { ...withSecrets({}), ALLOW_PRIVATE_URLS: "false" };
+  expect(() => createModel({ provider: "openai-compatible", name: "llama3", baseURL: "http://localhost:11434/v1" }, strict, cursor)).toThrow(
+    'The host "localhost" is loopback, private or link-local',
+  );
+  expect(createModel({ provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1" }, strict, cursor).modelId).toBe("m");
+});

@@ -403,7 +403,7 @@ export type paths = {
         put?: never;
         /**
          * Answer a pending tool call
-         * @description Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in.
+         * @description Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists).
          */
         post: operations["submitToolResult"];
         delete?: never;
@@ -997,7 +997,6 @@ export type components = {
                 /** @default [] */
                 servers: {
                     name: string;
-                    /** Format: uri */
                     url: string;
                     /**
                      * @default http
@@ -1016,7 +1015,8 @@ export type components = {
              *       "maxConcurrentTools": 3,
              *       "toolResponseMaxBytes": 100000,
              *       "consciousnessTokens": 24000,
-             *       "cycleTimeout": 600000
+             *       "cycleTimeout": 600000,
+             *       "maxCyclesPerMinute": 60
              *     }
              */
             limits: {
@@ -1030,6 +1030,8 @@ export type components = {
                 consciousnessTokens: number;
                 /** @default 600000 */
                 cycleTimeout: number;
+                /** @default 60 */
+                maxCyclesPerMinute: number;
             };
         };
         ModelConfig: {
@@ -1039,7 +1041,6 @@ export type components = {
             temperature?: number;
             maxOutputTokens?: number;
             apiKeyEnv?: string;
-            /** Format: uri */
             baseURL?: string;
         } | {
             /** @enum {string} */
@@ -1048,7 +1049,6 @@ export type components = {
             temperature?: number;
             maxOutputTokens?: number;
             apiKeyEnv?: string;
-            /** Format: uri */
             baseURL?: string;
         } | {
             /** @enum {string} */
@@ -1057,7 +1057,6 @@ export type components = {
             temperature?: number;
             maxOutputTokens?: number;
             apiKeyEnv?: string;
-            /** Format: uri */
             baseURL: string;
         } | {
             /** @enum {string} */
@@ -1314,9 +1313,12 @@ export type components = {
             duplicate?: true;
         };
         SubmitToolResult: {
+            /** @description The gateway's `toolCallId` of the call (not the model's own id) */
             callId: string;
-            /** @description Any JSON value: what the tool returns to the agent */
+            /** @description Any JSON value: what the tool returns to the agent (its fields are never interpreted) */
             result?: unknown;
+            /** @description Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error) */
+            error?: string;
         };
         Stats: {
             d1Statements: number;
@@ -3281,6 +3283,15 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent could not take the result; nothing changed (retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { goals } from "../../db/schema";
+import { chunked } from "../../db/chunked";
 import { createId } from "../../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
@@ -78,9 +79,13 @@ export async function setGoals(context: KnowledgeContext, input: z.infer<typeof 
 }
 
 export async function deleteGoals(context: KnowledgeContext, input: z.infer<typeof DeleteGoalsInput>): Promise<{ deleted: number }> {
-  const deleted = await context.database
-    .delete(goals)
-    .where(and(eq(goals.agentId, context.agentId), inArray(goals.id, input.ids)))
-    .returning({ id: goals.id });
+  // The agent id is one bound parameter; the ids fill the rest of each statement, in one batch.
+  const [first, ...rest] = chunked(input.ids, { otherParameters: 1 }).map((chunk) =>
+    context.database
+      .delete(goals)
+      .where(and(eq(goals.agentId, context.agentId), inArray(goals.id, chunk)))
+      .returning({ id: goals.id }),
+  );
+  const deleted = first === undefined ? [] : (await context.database.batch([first, ...rest])).flat();
   return { deleted: deleted.length };
 }

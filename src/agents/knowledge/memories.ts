@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { memories } from "../../db/schema";
+import { chunked } from "../../db/chunked";
 import { createId } from "../../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
@@ -51,9 +52,13 @@ export async function setMemories(context: KnowledgeContext, input: z.infer<type
 }
 
 export async function deleteMemories(context: KnowledgeContext, input: z.infer<typeof DeleteMemoriesInput>): Promise<{ deleted: number }> {
-  const deleted = await context.database
-    .delete(memories)
-    .where(and(eq(memories.agentId, context.agentId), inArray(memories.key, input.keys)))
-    .returning({ id: memories.id });
+  // The agent id is one bound parameter; the keys fill the rest of each statement, in one batch.
+  const [first, ...rest] = chunked(input.keys, { otherParameters: 1 }).map((chunk) =>
+    context.database
+      .delete(memories)
+      .where(and(eq(memories.agentId, context.agentId), inArray(memories.key, chunk)))
+      .returning({ id: memories.id }),
+  );
+  const deleted = first === undefined ? [] : (await context.database.batch([first, ...rest])).flat();
   return { deleted: deleted.length };
 }

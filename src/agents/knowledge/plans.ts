@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { plans } from "../../db/schema";
+import { chunked } from "../../db/chunked";
 import { createId } from "../../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 import { checkCron, nextRunAt } from "./plan-schedule";
@@ -88,10 +89,14 @@ export async function setPlans(context: KnowledgeContext, input: z.infer<typeof 
 }
 
 export async function deletePlans(context: KnowledgeContext, input: z.infer<typeof DeletePlansInput>): Promise<{ deleted: number }> {
-  const deleted = await context.database
-    .delete(plans)
-    .where(and(eq(plans.agentId, context.agentId), inArray(plans.name, input.names)))
-    .returning({ id: plans.id });
+  // The agent id is one bound parameter; the names fill the rest of each statement, in one batch.
+  const [first, ...rest] = chunked(input.names, { otherParameters: 1 }).map((chunk) =>
+    context.database
+      .delete(plans)
+      .where(and(eq(plans.agentId, context.agentId), inArray(plans.name, chunk)))
+      .returning({ id: plans.id }),
+  );
+  const deleted = first === undefined ? [] : (await context.database.batch([first, ...rest])).flat();
   await context.plansChanged?.([], deleted.map((plan) => plan.id));
   return { deleted: deleted.length };
 }

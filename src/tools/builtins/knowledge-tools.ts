@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
+import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "../../agents/knowledge/goals";
 import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "../../agents/knowledge/memories";
 import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "../../agents/knowledge/plans";
@@ -22,14 +23,20 @@ const schemas = {
 };
 
 /** Runs a knowledge write, turning a failure into data and refreshing the prompt cache. */
-async function write<T>(context: CycleContext, action: () => Promise<T>): Promise<T | { error: string }> {
+async function write(context: CycleContext, action: () => Promise<unknown>): Promise<ToolOutcome> {
   try {
-    return await action();
+    return succeeded(await action());
   } catch (error) {
-    return { error: (error as Error).message };
+    return failed(knowledgeError(error));
   } finally {
     context.knowledgeChanged();
   }
+}
+
+/** Inputs are validated before a handler runs, so a throw is a storage failure: logged, never shown raw. */
+export function knowledgeError(error: unknown): string {
+  console.error("knowledge tool failed", error);
+  return "Could not save that right now; try again";
 }
 
 export function createKnowledgeTools(context: CycleContext) {
@@ -48,7 +55,7 @@ export function createKnowledgeTools(context: CycleContext) {
     get_goals: tool({
       description: "Read your goals.",
       inputSchema: schemas.empty,
-      execute: async () => ({ goals: await listGoals(knowledge) }),
+      execute: async () => succeeded({ goals: await listGoals(knowledge) }),
     }),
     set_memories: tool({
       description: "Remember things as key → value (an existing key is replaced).",
@@ -63,7 +70,7 @@ export function createKnowledgeTools(context: CycleContext) {
     get_memories: tool({
       description: "Read your memories.",
       inputSchema: schemas.empty,
-      execute: async () => ({ memories: await listMemories(knowledge) }),
+      execute: async () => succeeded({ memories: await listMemories(knowledge) }),
     }),
     set_plans: tool({
       description: "Schedule plans: each runs once (runAt), on a cron (UTC) or every N seconds, and wakes you with its instruction.",
@@ -78,7 +85,7 @@ export function createKnowledgeTools(context: CycleContext) {
     get_plans: tool({
       description: "Read your plans and when they run next.",
       inputSchema: schemas.empty,
-      execute: async () => ({ plans: await listPlans(knowledge) }),
+      execute: async () => succeeded({ plans: await listPlans(knowledge) }),
     }),
   };
 }

@@ -2,12 +2,12 @@
  * Streams `send_message` text into the active space while the model is still
  * writing the arguments: each growth of the partial `text` becomes a
  * `space.message.streaming` delta carrying the id the persisted message will
- * have.
+ * have (derived from the call's gateway id).
  */
 import { parsePartialJson } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
 import type { ToolStreamObserver } from "../../agents/tool-stream-observer";
-import { createId } from "../../ids";
+import { messageIdForCall } from "../engine/call-ids";
 
 export function createSendMessageStreamer(context: CycleContext): ToolStreamObserver {
   const sent = new Map<string, number>();
@@ -25,12 +25,11 @@ export function createSendMessageStreamer(context: CycleContext): ToolStreamObse
     },
     inputStart(toolCallId, toolName) {
       if (toolName !== "send_message") return;
-      context.streamIds.set(toolCallId, createId("msg"));
       sent.set(toolCallId, 0);
     },
     async inputDelta(toolCallId, toolName, inputText) {
       if (toolName !== "send_message") return;
-      const streamId = context.streamIds.get(toolCallId);
+      const streamId = sent.has(toolCallId) ? messageIdForCall(context.callIds.idFor(toolCallId)) : undefined;
       const spaceId = spaces.get(toolCallId) ?? (predicted ? predicted.spaceId : context.getActiveSpaceId());
       if (!streamId || !spaceId) return;
       spaces.set(toolCallId, spaceId);

@@ -1,15 +1,17 @@
 /**
  * Built-in space tools (§7): `enter_space`, `leave_space`, `send_message`,
- * `read_messages`, `skip`. A failure is returned to the model as
- * `{error}` data, never thrown.
+ * `read_messages`, `skip`. Each returns a typed outcome; a failure is data
+ * for the model, never a throw. A reply's message id comes from its call, so
+ * a `send_message` done again after a restart finds its message instead of
+ * posting it twice.
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
-import { wakeMentionedAgents } from "../../agents/wake-agents";
 import { listRecentMessages } from "../../db/messages";
-import { createId } from "../../ids";
 import type { Message } from "../../spaces/message";
+import { messageIdForCall } from "../engine/call-ids";
+import { failed, succeeded } from "../engine/tool-outcome";
 import type { SerialQueue } from "../serial-queue";
 
 const historySize = 20;
@@ -64,9 +66,9 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
           context.setActiveSpaceId(spaceId);
           return true;
         });
-        if (!entered) return { error: `You are not a member of space "${spaceId}"` };
+        if (!entered) return failed(`You are not a member of space "${spaceId}"`);
         const history = await listRecentMessages(context.database, spaceId, historySize);
-        return { spaceId, name: context.spaces.get(spaceId), recentMessages: history.map(compact) };
+        return succeeded({ spaceId, name: context.spaces.get(spaceId), recentMessages: history.map(compact) });
       },
     }),
 
@@ -76,7 +78,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
       execute: async () => {
         const spaceId = context.getActiveSpaceId();
         context.setActiveSpaceId(undefined);
-        return spaceId ? { left: spaceId } : { error: "You are not in a space" };
+        return spaceId ? succeeded({ left: spaceId }) : failed("You are not in a space");
       },
     }),
 
@@ -85,14 +87,14 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
       inputSchema: schemas.sendMessage,
       execute: async ({ text, mentions }, { toolCallId }) => {
         const spaceId = context.getActiveSpaceId();
-        if (!spaceId) return { error: "You are not in a space. Call enter_space first." };
+        if (!spaceId) return failed("You are not in a space. Call enter_space first.");
         if (!(await context.isMemberOf(spaceId))) {
           context.setActiveSpaceId(undefined);
-          return { error: `You are no longer a member of space "${spaceId}"` };
+          return failed(`You are no longer a member of space "${spaceId}"`);
         }
         // Every streamed delta is handed to the space before the persisted message.
         await context.inputSettled(toolCallId);
-        const messageId = context.streamIds.get(toolCallId) ?? createId("msg");
+        const messageId = messageIdForCall(context.callIds.idFor(toolCallId));
         const uniqueMentions = [...new Set(mentions ?? [])].filter((id) => id !== context.agent.entityId);
         const stub = context.spaceEvents.ordered(spaceId);
         const message = await context.spaceEvents.track(stub.postMessage(spaceId, {
@@ -102,14 +104,8 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
           text,
           mentions: uniqueMentions,
         }));
-        if (uniqueMentions.length > 0) {
-          await wakeMentionedAgents(context.env, context.database, {
-            message,
-            spaceName: context.spaces.get(spaceId),
-            speaker: { entityId: context.agent.entityId, name: context.agent.name },
-          });
-        }
-        return { messageId: message.id, seq: message.seq, spaceId };
+        if (uniqueMentions.length > 0) await context.wakeMentioned(message);
+        return succeeded({ messageId: message.id, seq: message.seq, spaceId });
       },
     }),
 
@@ -118,17 +114,17 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
       inputSchema: schemas.readMessages,
       execute: async ({ spaceId, offset, limit }) => {
         const target = await order.run(() => spaceId ?? context.getActiveSpaceId());
-        if (!target) return { error: "No spaceId given and you are not in a space" };
-        if (!(await context.isMemberOf(target))) return { error: `You are not a member of space "${target}"` };
+        if (!target) return failed("No spaceId given and you are not in a space");
+        if (!(await context.isMemberOf(target))) return failed(`You are not a member of space "${target}"`);
         const messages = await listRecentMessages(context.database, target, limit ?? 20, offset ?? 0);
-        return { spaceId: target, messages: messages.map(compact) };
+        return succeeded({ spaceId: target, messages: messages.map(compact) });
       },
     }),
 
     skip: tool({
       description: "Nothing to do this cycle: end it quietly.",
       inputSchema: schemas.skip,
-      execute: async ({ reason }) => ({ skipped: true, ...(reason && { reason }) }),
+      execute: async ({ reason }) => succeeded({ skipped: true, ...(reason && { reason }) }),
     }),
   };
 }

@@ -12,9 +12,3 @@ export function capResult(result: unknown, maxBytes: number): unknown {
     preview: json.slice(0, Math.max(0, maxBytes - 200)),
   };
 }
-
-/** A tool result of the form `{error: string}` is a failure. */
-export function resultError(result: unknown): string | undefined {
-  if (typeof result === "object" && result !== null && "error" in result && typeof result.error === "string") return result.error;
-  return undefined;
-}

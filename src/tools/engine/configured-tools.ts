@@ -1,8 +1,9 @@
 /**
  * The agent's configured tools (§5, §6) as AI SDK tools, plus the stream
  * observer that shows visible calls in their space while the model is still
- * writing the arguments. Every call gets exactly one result, and a failure is
- * data for the model, never a throw.
+ * writing the arguments. Every call gets exactly one outcome, and a failure is
+ * data for the model, never a throw. The observer hears the model's call ids;
+ * cards and records use the gateway's (`context.callIds`).
  */
 import { dynamicTool, jsonSchema, parsePartialJson, type Tool, type ToolSet } from "ai";
 import type { CycleContext } from "../../agents/cycle-context";
@@ -38,13 +39,18 @@ export function createConfiguredTools(context: CycleContext): { tools: ToolSet; 
       description: resolved.description,
       inputSchema: jsonSchema(modelSchema),
       execute: (input, options) =>
-        executeToolCall(context, resolved, { toolCallId: options.toolCallId, input, abortSignal: options.abortSignal }, tracks.get(options.toolCallId) ?? {}),
+        executeToolCall(
+          context,
+          resolved,
+          { toolCallId: context.callIds.idFor(options.toolCallId), modelToolCallId: options.toolCallId, input, abortSignal: options.abortSignal },
+          tracks.get(options.toolCallId) ?? {},
+        ),
     });
   }
 
-  const started = (toolCallId: string, toolName: string, track: CallTrack, card: ToolCard) => {
+  const started = (modelToolCallId: string, toolName: string, track: CallTrack, card: ToolCard) => {
     track.card = card;
-    toolStarted(context.spaceEvents, card, { toolCallId, toolName, agentEntityId: context.agent.entityId, runId: context.runId });
+    toolStarted(context.spaceEvents, card, { toolCallId: context.callIds.idFor(modelToolCallId), toolName, agentEntityId: context.agent.entityId, runId: context.runId });
   };
 
   const observer: ToolStreamObserver = {
@@ -74,7 +80,7 @@ export function createConfiguredTools(context: CycleContext): { tools: ToolSet; 
       const partial = JSON.stringify(args);
       if (partial === track.lastPartial) return;
       track.lastPartial = partial;
-      toolStreaming(context.spaceEvents, track.card, toolCallId, args);
+      toolStreaming(context.spaceEvents, track.card, context.callIds.idFor(toolCallId), args);
     },
   };
 

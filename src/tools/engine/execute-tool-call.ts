@@ -2,32 +2,35 @@
  * One call of a configured tool, following the decision flow of §6:
  * validate → decide where it shows → internal / prebuilt / gateway answer
  * inline; external and space calls become PendingToolCalls (async: pending at
- * once; sync: wait up to `timeout`).
+ * once; sync: wait up to `timeout`). Returns a typed outcome, never throws.
  */
 import type { CycleContext } from "../../agents/cycle-context";
 import { stripTargetSpaceId } from "../display-tool-schema";
-import { executeGatewayTool } from "../gateway/execute-gateway-tool";
+import { runGatewayTool } from "../gateway/execute-gateway-tool";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
-import { capResult, resultError } from "./cap-result";
+import { capResult } from "./cap-result";
+import { messageIdForCall } from "./call-ids";
 import type { CallTrack, ResolvedTool } from "./configured-tools";
 import { decideDisplay } from "./decide-display";
+import { hopHeader } from "./hop";
 import { runPendingCall } from "./run-pending-call";
 import { cardPart, settleCard, type ToolCard, toolFinished, toolStarted } from "./tool-events";
+import { failed, outcomeError, succeeded, type ToolOutcome } from "./tool-outcome";
 
-export type ToolCallInput = { toolCallId: string; input: unknown; abortSignal?: AbortSignal };
+export type ToolCallInput = { toolCallId: string; modelToolCallId: string; input: unknown; abortSignal?: AbortSignal };
 
-export async function executeToolCall(context: CycleContext, resolved: ResolvedTool, call: ToolCallInput, track: CallTrack): Promise<unknown> {
+export async function executeToolCall(context: CycleContext, resolved: ResolvedTool, call: ToolCallInput, track: CallTrack): Promise<ToolOutcome> {
   const { config } = resolved;
   // Streamed events of this call reach the space before anything below.
-  await context.inputSettled(call.toolCallId);
+  await context.inputSettled(call.modelToolCallId);
   const { args, targetSpaceId } = config.displayTool ? stripTargetSpaceId(call.input) : { args: call.input, targetSpaceId: undefined };
   const identity = { toolCallId: call.toolCallId, toolName: config.name, args };
 
   const decision = await decideDisplay(config, context, targetSpaceId);
   if (!decision.ok) {
     if (track.card) await failEarly(context, track.card, identity, decision.error);
-    return { error: decision.error };
+    return failed(decision.error);
   }
   const card = decision.card;
   if (card && track.card?.spaceId !== card.spaceId) {
@@ -38,7 +41,7 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   if (!validation.ok) {
     const error = formatArgumentError(config.name, validation.problems);
     if (card) await failEarly(context, card, identity, error);
-    return { error };
+    return failed(error);
   }
 
   const pendingFlow = config.executionType === "external" || config.executionType === "space";
@@ -46,54 +49,67 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   if (card) {
     const status = pendingFlow ? "requires_action" : "running";
     const stub = context.spaceEvents.ordered(card.spaceId);
-    const message = await context.spaceEvents.track(stub.postMessage(card.spaceId, {
-      entityId: context.agent.entityId,
-      role: "tool",
-      parts: [cardPart(card, { ...identity, runId: context.runId }, status)],
-      status,
-    }));
+    // The card's id comes from the call: posting it again after a restart finds the same message.
+    const message = await context.spaceEvents.track(
+      stub.postMessage(card.spaceId, {
+        id: messageIdForCall(call.toolCallId),
+        entityId: context.agent.entityId,
+        role: "tool",
+        parts: [cardPart(card, { ...identity, runId: context.runId }, status)],
+        status,
+      }),
+    );
     messageId = message.id;
+    context.journal.markCard(call.toolCallId, card.spaceId);
   }
 
   if (pendingFlow) {
-    return runPendingCall(context, config, { ...identity, abortSignal: call.abortSignal }, card && messageId ? { ...card, messageId } : undefined);
+    return runPendingCall(context, config, { ...identity, modelToolCallId: call.modelToolCallId, abortSignal: call.abortSignal }, card && messageId ? { ...card, messageId } : undefined);
   }
 
-  const result = capResult(await runInline(context, resolved, args, call.abortSignal), context.config.limits.toolResponseMaxBytes);
+  const outcome = await runInline(context, resolved, call.toolCallId, args, call.abortSignal);
   if (card && messageId) {
-    const error = resultError(result);
+    const error = outcomeError(outcome);
     try {
-      await settleCard(context.spaceEvents.ordered(card.spaceId), { ...card, messageId }, identity, error !== undefined ? { error } : { result });
+      await settleCard(context.spaceEvents.ordered(card.spaceId), { ...card, messageId }, identity, error !== undefined ? { error } : { result: outcome.type === "ok" ? outcome.value : null });
     } catch (cardError) {
-      // The call ran: its result goes to the model even if the card could not be updated.
+      // The call ran: its outcome goes to the model even if the card could not be updated.
       console.error("could not settle the tool card", call.toolCallId, cardError);
     }
   }
-  return result;
+  return outcome;
 }
 
-async function runInline(context: CycleContext, resolved: ResolvedTool, args: unknown, abortSignal: AbortSignal | undefined): Promise<unknown> {
+async function runInline(context: CycleContext, resolved: ResolvedTool, toolCallId: string, args: unknown, abortSignal: AbortSignal | undefined): Promise<ToolOutcome> {
   const { config } = resolved;
+  const maxBytes = context.config.limits.toolResponseMaxBytes;
   try {
     switch (config.executionType) {
       case "internal":
-        return { success: true, args };
-      case "prebuilt":
-        return await prebuiltTools[config.execution.action].execute(context, args);
-      case "gateway":
-        return await executeGatewayTool({
+        return succeeded({ success: true, args });
+      case "prebuilt": {
+        const outcome = await prebuiltTools[config.execution.action].execute(context, args);
+        return outcome.type === "ok" ? succeeded(capResult(outcome.value, maxBytes)) : outcome;
+      }
+      case "gateway": {
+        const answer = await runGatewayTool({
           execution: config.execution,
           args,
           env: context.env,
           timeoutMs: config.timeout ?? context.config.limits.toolTimeout,
-          maxResponseBytes: context.config.limits.toolResponseMaxBytes,
+          maxResponseBytes: maxBytes,
           signal: abortSignal,
+          // Upstreams may de-duplicate a call done again after a restart; the hop stops loops through the gateway.
+          extraHeaders: { "idempotency-key": toolCallId, [hopHeader]: String(context.hop + 1) },
         });
+        return answer.ok ? succeeded(capResult(answer.value, maxBytes)) : failed(answer.error);
+      }
       default:
-        return { error: `Tool "${config.name}" cannot run inline` };
+        return failed(`Tool "${config.name}" cannot run inline`);
     }
   } catch (error) {
-    return { error: `Tool "${config.name}" failed: ${(error as Error).message}` };
+    console.error("tool failed", config.name, toolCallId, error);
+    return failed(`Tool "${config.name}" failed unexpectedly; the gateway logged the cause`);
   }
 }
 

@@ -15,6 +15,7 @@ export async function createPendingCall(
   database: Database,
   call: {
     toolCallId: string;
+    modelToolCallId: string;
     runId: string;
     agentId: string;
     agentEntityId: string;
@@ -28,14 +29,18 @@ export async function createPendingCall(
     expiresAt?: string;
   },
 ): Promise<void> {
-  await database.insert(pendingToolCalls).values({
-    ...call,
-    spaceId: call.spaceId ?? null,
-    messageId: call.messageId ?? null,
-    displayMode: call.displayMode ?? null,
-    expiresAt: call.expiresAt ?? null,
-    updatedAt: new Date().toISOString(),
-  });
+  // The id is the gateway's own, so a conflict can only be this call written before (a continued cycle).
+  await database
+    .insert(pendingToolCalls)
+    .values({
+      ...call,
+      spaceId: call.spaceId ?? null,
+      messageId: call.messageId ?? null,
+      displayMode: call.displayMode ?? null,
+      expiresAt: call.expiresAt ?? null,
+      updatedAt: new Date().toISOString(),
+    })
+    .onConflictDoNothing({ target: pendingToolCalls.toolCallId });
 }
 
 export async function getPendingCall(database: Database, toolCallId: string): Promise<PendingCall | undefined> {
@@ -65,4 +70,13 @@ export async function transitionPendingCall(
     .where(and(eq(pendingToolCalls.toolCallId, toolCallId), inArray(pendingToolCalls.status, from)))
     .returning();
   return rows[0];
+}
+
+/** A deleted agent's open calls can never be answered: they expire (a later result gets 410). */
+export function expireOpenCallsOfAgent(database: Database, agentId: string) {
+  const now = new Date().toISOString();
+  return database
+    .update(pendingToolCalls)
+    .set({ status: "expired", updatedAt: now })
+    .where(and(eq(pendingToolCalls.agentId, agentId), inArray(pendingToolCalls.status, ["waiting", "pending"])));
 }

@@ -10,6 +10,7 @@ import { getDatabase } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { webhookSignatureHeader, webhookSignatureHeaderValue } from "../webhook-signature";
 import { getPendingCall } from "./pending-calls";
+import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 
 export const maxWebhookAttempts = 6;
 const requestTimeoutMs = 10_000;
@@ -22,6 +23,7 @@ type WebhookPayload = { toolCallId: string; url: string; body: string; attempt: 
 
 export class WebhookSender {
   #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  #stopped = false;
 
   constructor(
     private readonly deps: {
@@ -38,16 +40,33 @@ export class WebhookSender {
     void this.#attempt({ toolCallId, url, body, attempt });
   }
 
-  async retryFromAlarm(deadline: Deadline): Promise<void> {
-    const payload = deadline.payload as WebhookPayload;
-    if (this.#timers.has(payload.toolCallId)) return;
-    await this.#attempt(payload);
+  async retryFromAlarm(deadline: Extract<Deadline, { kind: "webhook" }>): Promise<void> {
+    if (this.#timers.has(deadline.payload.toolCallId) || this.#stopped) return;
+    await this.#attempt(deadline.payload);
+  }
+
+  /**
+   * A fresh instance picks up a retry its predecessor scheduled: a live timer
+   * for it, since the alarm cannot fire while a cycle runs.
+   */
+  resume(deadline: Extract<Deadline, { kind: "webhook" }>): void {
+    const { payload } = deadline;
+    if (this.#timers.has(payload.toolCallId) || this.#stopped) return;
+    this.#timers.set(payload.toolCallId, setTimeout(() => void this.#attempt(payload), Math.max(0, deadline.dueAt - backstopGraceMs - Date.now())));
+  }
+
+  /** Stops every retry this instance holds (the agent was deleted). */
+  stopAll(): void {
+    this.#stopped = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
   }
 
   async #attempt(payload: WebhookPayload): Promise<void> {
     const { storage, publish, env } = this.deps;
     const deadlineId = `webhook:${payload.toolCallId}`;
     this.#timers.delete(payload.toolCallId);
+    if (this.#stopped) return;
     if (payload.attempt > 1) {
       const call = await getPendingCall(getDatabase(env.DB), payload.toolCallId);
       if (!call || (call.status !== "waiting" && call.status !== "pending")) {
@@ -58,6 +77,13 @@ export class WebhookSender {
     // The backstop is armed before the attempt, so a restart mid-request still retries.
     storage.setDeadline({ id: deadlineId, kind: "webhook", dueAt: Date.now() + requestTimeoutMs + webhookBackoffMs(payload.attempt) + backstopGraceMs, payload });
     await this.deps.scheduleAlarm();
+    const refused = outboundUrlProblem(payload.url, urlPolicyOf(env));
+    if (refused !== undefined) {
+      // Checked again right before sending (the policy may have changed since the config was saved); never retried.
+      storage.deleteDeadline(deadlineId);
+      publish("tool.webhook.failed", { toolCallId: payload.toolCallId, attempt: payload.attempt, error: `The URL policy refuses this webhook: ${refused}`, willRetry: false });
+      return;
+    }
     let error: string | undefined;
     try {
       const response = await fetch(payload.url, {
@@ -77,6 +103,7 @@ export class WebhookSender {
     } catch (caught) {
       error = (caught as Error).message;
     }
+    if (this.#stopped) return;
     if (error === undefined) {
       storage.deleteDeadline(deadlineId);
       publish("tool.webhook.delivered", { toolCallId: payload.toolCallId, attempt: payload.attempt });

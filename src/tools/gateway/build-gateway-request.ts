@@ -5,10 +5,14 @@
  * without one, the arguments as JSON. Pure; every problem is a result, not a throw.
  */
 import { parseJsonSafely } from "../../json";
+import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 import type { ToolConfig } from "../tool-config";
 import { fillBodyTemplate, fillTextTemplate } from "./fill-body-template";
+import { fillFormTemplate } from "./fill-form-template";
+import { fillJsonTextTemplate } from "./fill-json-text-template";
 import { fillHeaders } from "./fill-headers";
 import { fillUrlTemplate } from "./fill-url-template";
+import { type TextBodyKind, textBodyKind } from "./text-body-kind";
 
 export type GatewayExecution = Extract<ToolConfig, { executionType: "gateway" }>["execution"];
 /** The parsed config, with `method` optional (it defaults to GET). */
@@ -19,9 +23,10 @@ export type BuildGatewayRequestResult = { ok: true; request: GatewayRequest } | 
 
 /**
  * `body` in the config: a JSON value (placeholders filled structurally), a
- * string holding JSON (treated the same), other text (sent as it is, filled as
- * text), or `null` for no body. Without one, GET and DELETE send no body and
- * the other methods send the arguments as JSON.
+ * string holding JSON (treated the same), a text template (each value encoded
+ * for the body's kind: JSON text, a form, or other text as it is), or `null`
+ * for no body. Without one, GET and DELETE send no body and the other methods
+ * send the arguments as JSON.
  */
 export function buildGatewayRequest(
   execution: GatewayExecutionInput,
@@ -31,38 +36,51 @@ export function buildGatewayRequest(
   const method = execution.method ?? "GET";
   const url = fillUrlTemplate(execution.url, args);
   if (!url.ok) return url;
+  // The URL as it will be sent, by this deployment's policy (a stored config may predate it).
+  const urlProblem = outboundUrlProblem(url.value, urlPolicyOf(env));
+  if (urlProblem !== undefined) return { ok: false, error: `The tool's URL cannot be called: ${urlProblem}` };
   const headers = fillHeaders(execution.headers, args, env);
   if (!headers.ok) return headers;
 
-  const body = buildBody(execution.body, method, args);
+  const body = buildBody(execution.body, method, args, execution.headers);
   if (!body.ok) return body;
   const request: GatewayRequest = { url: url.value, method, headers: headers.value };
   if (body.text !== undefined) {
     if (method === "GET") return { ok: false, error: "A GET tool cannot have a body" };
     request.body = body.text;
     const hasContentType = Object.keys(request.headers).some((name) => name.toLowerCase() === "content-type");
-    if (body.isJson && !hasContentType) request.headers["content-type"] = "application/json";
+    if (body.contentType !== undefined && !hasContentType) request.headers["content-type"] = body.contentType;
   }
   return { ok: true, request };
 }
 
-type BodyText = { ok: true; text?: string; isJson: boolean } | { ok: false; error: string };
+type BodyText = { ok: true; text?: string; contentType?: string } | { ok: false; error: string };
 
-function buildBody(template: unknown, method: string, args: unknown): BodyText {
-  if (template === null) return { ok: true, isJson: false };
+const defaultContentTypes: Record<TextBodyKind, string | undefined> = {
+  json: "application/json",
+  form: "application/x-www-form-urlencoded",
+  text: undefined,
+};
+
+function buildBody(template: unknown, method: string, args: unknown, headers: Record<string, string> | undefined): BodyText {
+  if (template === null) return { ok: true };
   if (template === undefined) {
-    if (method === "GET" || method === "DELETE") return { ok: true, isJson: false };
-    return { ok: true, text: JSON.stringify(args ?? {}), isJson: true };
+    if (method === "GET" || method === "DELETE") return { ok: true };
+    return { ok: true, text: JSON.stringify(args ?? {}), contentType: defaultContentTypes.json };
   }
   if (typeof template === "string") {
     const parsed = parseJsonSafely(template);
-    if (!parsed.ok) {
-      const text = fillTextTemplate(template, args);
-      return text.ok ? { ok: true, text: text.value, isJson: false } : text;
-    }
+    if (!parsed.ok) return fillTextBody(template, args, headers);
     template = parsed.value;
   }
   const filled = fillBodyTemplate(template, args);
   if (!filled.ok) return filled;
-  return { ok: true, text: JSON.stringify(filled.value) ?? "null", isJson: true };
+  return { ok: true, text: JSON.stringify(filled.value) ?? "null", contentType: defaultContentTypes.json };
+}
+
+/** A text template: each value encoded for the body's kind (JSON, form, or other text). */
+function fillTextBody(template: string, args: unknown, headers: Record<string, string> | undefined): BodyText {
+  const kind = textBodyKind(template, headers);
+  const filled = kind === "json" ? fillJsonTextTemplate(template, args) : kind === "form" ? fillFormTemplate(template, args) : fillTextTemplate(template, args);
+  return filled.ok ? { ok: true, text: filled.value, contentType: defaultContentTypes[kind] } : filled;
 }

@@ -2,16 +2,20 @@
  * Checks a gateway tool's `execution` when the agent is saved, so template
  * mistakes are refused with their path instead of surfacing as tool errors
  * at run time: placeholders outside the URL's path and query, a body on GET,
- * the gateway's own secrets, and (when the env is known) secrets that are not set.
+ * a JSON text body that will not parse once filled, the gateway's own
+ * secrets, and (when the env is known) secrets that are not set and hosts the
+ * URL policy forbids.
  */
+import { secretNameProblem } from "../../security/secret-policy";
+import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
+import { parseJsonSafely } from "../../json";
 import type { GatewayExecutionInput } from "./build-gateway-request";
-import { reservedSecretNames } from "./fill-headers";
+import { fillJsonTextTemplate } from "./fill-json-text-template";
 import { fillUrlTemplate } from "./fill-url-template";
-import { placeholderPattern } from "./template-arguments";
+import { placeholderPattern, secretReferencePattern } from "./template-arguments";
+import { textBodyKind } from "./text-body-kind";
 
 export type ConfigProblem = { path: (string | number)[]; message: string };
-
-const secretPattern = /\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 export function checkGatewayConfig(execution: GatewayExecutionInput, env?: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -19,23 +23,36 @@ export function checkGatewayConfig(execution: GatewayExecutionInput, env?: Recor
   const sample = Object.fromEntries(names.map((name) => [name, "x"]));
   const filled = fillUrlTemplate(execution.url, sample);
   if (!filled.ok) problems.push({ path: ["url"], message: filled.error });
+  else if (env !== undefined) {
+    const problem = outboundUrlProblem(filled.value, urlPolicyOf(env));
+    if (problem !== undefined) problems.push({ path: ["url"], message: problem });
+  }
   if ((execution.method ?? "GET") === "GET" && execution.body !== undefined && execution.body !== null) {
     problems.push({ path: ["body"], message: "A GET tool cannot have a body" });
+  } else if (typeof execution.body === "string") {
+    const problem = textBodyProblem(execution.body, execution.headers);
+    if (problem !== undefined) problems.push({ path: ["body"], message: problem });
   }
   problems.push(...checkHeaderSecrets(execution.headers, env));
   return problems;
 }
 
-/** `${env.NAME}` in header values: never the gateway's own keys; set, when the env is known. */
+/** `${env.NAME}` in header values (tools and MCP servers), by the secret policy; set, when the env is known. */
 export function checkHeaderSecrets(headers: Record<string, string> | undefined, env?: Record<string, unknown>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const [header, value] of Object.entries(headers ?? {})) {
-    for (const [, secret] of value.matchAll(secretPattern)) {
-      if (reservedSecretNames.has(secret)) problems.push({ path: ["headers", header], message: `The gateway's own secret "${secret}" cannot be sent to a tool` });
-      else if (env && typeof env[secret] !== "string") {
-        problems.push({ path: ["headers", header], message: `The secret "${secret}" is not set (wrangler secret put ${secret}, or add it to .dev.vars)` });
-      }
+    for (const [, secret] of value.matchAll(secretReferencePattern)) {
+      const problem = secretNameProblem(secret, env);
+      if (problem !== undefined) problems.push({ path: ["headers", header], message: problem });
     }
   }
   return problems;
+}
+
+/** A JSON text template must parse once filled (checked with every placeholder as 0). */
+function textBodyProblem(body: string, headers: Record<string, string> | undefined): string | undefined {
+  if (parseJsonSafely(body).ok || textBodyKind(body, headers) !== "json") return undefined;
+  const sample = Object.fromEntries([...body.matchAll(placeholderPattern)].map((match) => [match[1], 0]));
+  const filled = fillJsonTextTemplate(body, sample);
+  return filled.ok ? undefined : filled.error;
 }

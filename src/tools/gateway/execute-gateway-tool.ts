@@ -1,6 +1,6 @@
 /**
  * Runs a `gateway` tool: one HTTP request to `execution.url`, bounded in time
- * and in response size. Whatever goes wrong becomes data for the model
+ * and in response size and depth. Whatever goes wrong becomes data for the model
  * (`{error}`), never a throw, so a failing tool cannot break a cycle.
  */
 import { parseJsonSafely } from "../../json";
@@ -18,6 +18,8 @@ export type GatewayToolOptions = {
   fetch?: typeof fetch;
   /** Aborts the request from outside, e.g. when the cycle is cancelled. */
   signal?: AbortSignal;
+  /** Headers the gateway adds (e.g. `idempotency-key`); a header the tool configures itself wins. */
+  extraHeaders?: Record<string, string>;
 };
 
 export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number };
@@ -37,6 +39,10 @@ export async function runGatewayTool(options: GatewayToolOptions): Promise<Gatew
   const built = buildGatewayRequest(options.execution, options.args, options.env);
   if (!built.ok) return { ok: false, error: built.error };
   const { request } = built;
+  const configured = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
+  for (const [name, value] of Object.entries(options.extraHeaders ?? {})) {
+    if (!configured.has(name.toLowerCase())) request.headers[name] = value;
+  }
   const host = new URL(request.url).host;
   const maxBytes = options.execution.maxResponseBytes ?? options.maxResponseBytes;
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -109,6 +115,8 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (body.bytes.byteLength === 0) return { ok: true, value: { success: true, status: response.status } };
   const parsed = parseJsonSafely(new TextDecoder().decode(body.bytes));
   if (parsed.ok) return parsed;
+  // Too deep to handle safely later (comparison, storage): an error for the model, never a crash.
+  if (parsed.code === "too_deep") return { ok: false, error: `Tool response refused: ${parsed.message}` };
   if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)" };
   return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}` };
 }

@@ -31,7 +31,7 @@ export function fillBodyTemplate(template: unknown, args: unknown): BodyResult {
   return { ok: true, value: template };
 }
 
-/** Fills a plain-text template; each value is inserted as text. */
+/** Fills a plain-text template (neither JSON nor a form: see `textBodyKind`); each value is inserted as text. */
 export function fillTextTemplate(template: string, args: unknown): { ok: true; value: string } | { ok: false; error: string } {
   let error: string | undefined;
   const value = template.replace(placeholderPattern, (_placeholder, name: string) => {

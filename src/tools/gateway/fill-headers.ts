@@ -4,14 +4,12 @@
  * can never smuggle in a `${env.…}` reference. An unknown secret is an error,
  * never sent literally; a value with a line break is refused.
  */
-import { argumentText, lookupArgument, placeholderPattern } from "./template-arguments";
+import { describeSecretRefusal, readSecret } from "../../security/secret-policy";
+import { argumentText, lookupArgument, placeholderPattern, secretReferencePattern } from "./template-arguments";
 
 export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: false; error: string };
 
-/** The gateway's own keys never leave it, whatever a tool config asks. */
-export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
-
-const slotPattern = new RegExp(`\\$\\{env\\.([A-Za-z_][A-Za-z0-9_]*)\\}|${placeholderPattern.source}`, "g");
+const slotPattern = new RegExp(`${secretReferencePattern.source}|${placeholderPattern.source}`, "g");
 const forbiddenCharacters = /[\r\n\0]/;
 
 export function fillHeaders(
@@ -24,11 +22,13 @@ export function fillHeaders(
     let error: string | undefined;
     const value = template.replace(slotPattern, (_slot, secretName: string | undefined, argumentName: string | undefined) => {
       if (secretName !== undefined) {
-        const secret = reservedSecretNames.has(secretName) ? undefined : env[secretName];
-        if (reservedSecretNames.has(secretName)) error ??= `Header "${name}" may not use the gateway's own secret "${secretName}"`;
-        else if (typeof secret !== "string") error ??= `Header "${name}" uses the secret "${secretName}", which is not set`;
-        else if (forbiddenCharacters.test(secret)) error ??= `The secret "${secretName}" contains a line break`;
-        return typeof secret === "string" ? secret : "";
+        const secret = readSecret(env, secretName);
+        if (!secret.ok) {
+          error ??= `Header "${name}" uses ${describeSecretRefusal(secretName, secret.refusal)}`;
+          return "";
+        }
+        if (forbiddenCharacters.test(secret.value)) error ??= `The secret "${secretName}" contains a line break`;
+        return secret.value;
       }
       const argument = lookupArgument(args, argumentName ?? "");
       if (!argument.found) {

@@ -4,6 +4,9 @@
  */
 export const placeholderPattern = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 
+/** `${env.NAME}`: a Worker secret in a header value (headers only; see the secret policy). */
+export const secretReferencePattern = /\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
 /** Matches a template that is exactly one placeholder, e.g. `"{{amount}}"`. */
 export const wholePlaceholderPattern = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
 

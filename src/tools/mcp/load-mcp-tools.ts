@@ -2,7 +2,8 @@
  * MCP servers (contract §5 `mcp.servers`): at the start of a cycle the agent
  * connects to each server (Streamable HTTP, falling back to SSE; stdio cannot
  * exist on Workers), lists its tools, keeps the `allowedTools`, and offers them
- * to the model as `{server}__{tool}`. They behave like invisible gateway tools:
+ * to the model as `{server}__{tool}` (a tool whose input schema cannot compile
+ * is skipped and reported). They behave like invisible gateway tools:
  * arguments are validated against the server's schema, a failure is data for
  * the model, results are capped. A server that cannot be reached is reported
  * on the agent stream and its tools are simply absent; the cycle goes on.
@@ -13,10 +14,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { dynamicTool, jsonSchema, type Tool } from "ai";
 import type { McpServerConfig } from "../../agents/agent-config";
+import { outboundUrlProblem, urlPolicyOf, type UrlPolicy } from "../../security/url-policy";
 import { capResult } from "../engine/cap-result";
 import { fillHeaders } from "../gateway/fill-headers";
+import { checkInputSchema } from "../json-schema/check-input-schema";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
-import { mcpToolResult } from "./mcp-tool-result";
+import { failed, succeeded } from "../engine/tool-outcome";
+import { mcpToolOutcome } from "./mcp-tool-result";
 
 const connectTimeoutMs = 10_000;
 
@@ -34,12 +38,18 @@ export function mcpToolName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 }
 
-async function connect(server: McpServerConfig, headers: Record<string, string>): Promise<Client> {
+async function connect(server: McpServerConfig, headers: Record<string, string>, policy: UrlPolicy): Promise<Client> {
   const requestInit: RequestInit = { headers };
+  // Every request the transports make (an SSE server names its own endpoint) goes by the URL policy.
+  const policyFetch = (input: string | URL, init?: RequestInit) => {
+    const problem = outboundUrlProblem(String(input), policy);
+    return problem === undefined ? fetch(input, init) : Promise.reject(new Error(problem));
+  };
   const attempt = async (transportKind: "http" | "sse") => {
     const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     const url = new URL(server.url);
-    const transport = transportKind === "http" ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+    const options = { requestInit, fetch: policyFetch };
+    const transport = transportKind === "http" ? new StreamableHTTPClientTransport(url, options) : new SSEClientTransport(url, options);
     await client.connect(transport, { timeout: connectTimeoutMs });
     return client;
   };
@@ -62,9 +72,12 @@ export async function loadMcpTools(servers: McpServerConfig[], options: Options)
   await Promise.all(
     servers.map(async (server) => {
       try {
+        const policy = urlPolicyOf(options.env);
+        const urlProblem = outboundUrlProblem(server.url, policy);
+        if (urlProblem !== undefined) throw new Error(urlProblem);
         const headers = fillHeaders(server.headers, {}, options.env);
         if (!headers.ok) throw new Error(headers.error);
-        const client = await connect(server, headers.value);
+        const client = await connect(server, headers.value, policy);
         clients.push(client);
         const listed = await client.listTools(undefined, { timeout: connectTimeoutMs });
         const allowed = server.allowedTools ? new Set(server.allowedTools) : undefined;
@@ -72,21 +85,29 @@ export async function loadMcpTools(servers: McpServerConfig[], options: Options)
           if (allowed && !allowed.has(definition.name)) continue;
           const schema = definition.inputSchema as Record<string, unknown>;
           const name = mcpToolName(server.name, definition.name);
+          // A schema that can never validate is not offered: the model could never call the tool successfully.
+          const [problem] = checkInputSchema(schema);
+          if (problem !== undefined) {
+            const where = problem.path.length > 0 ? `inputSchema.${problem.path.join(".")}` : "inputSchema";
+            options.report("mcp.tool.skipped", { server: server.name, tool: definition.name, error: `${where}: ${problem.message}` });
+            continue;
+          }
           tools[name] = dynamicTool({
             description: definition.description ?? `${definition.name} (MCP server ${server.name})`,
             inputSchema: jsonSchema(schema),
             execute: async (input, { abortSignal }) => {
               const validation = validateToolArguments(schema, input);
-              if (!validation.ok) return { error: formatArgumentError(name, validation.problems) };
+              if (!validation.ok) return failed(formatArgumentError(name, validation.problems));
               try {
                 const answer = await client.callTool(
                   { name: definition.name, arguments: (input ?? {}) as Record<string, unknown> },
                   undefined,
                   { timeout: options.toolTimeoutMs, signal: abortSignal },
                 );
-                return capResult(mcpToolResult(answer), options.maxResultBytes);
+                const outcome = mcpToolOutcome(answer);
+                return outcome.type === "ok" ? succeeded(capResult(outcome.value, options.maxResultBytes)) : outcome;
               } catch (error) {
-                return { error: `MCP tool "${definition.name}" on "${server.name}" failed: ${(error as Error).message}` };
+                return failed(`MCP tool "${definition.name}" on "${server.name}" failed: ${(error as Error).message}`);
               }
             },
           });

@@ -8,11 +8,13 @@ import type { CycleContext } from "../../agents/cycle-context";
 import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "../../agents/knowledge/goals";
 import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "../../agents/knowledge/memories";
 import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "../../agents/knowledge/plans";
+import { knowledgeError } from "../builtins/knowledge-tools";
+import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 
 export type PrebuiltTool = {
   description: string;
   inputSchema: Record<string, unknown>;
-  execute(context: CycleContext, input: unknown): Promise<unknown>;
+  execute(context: CycleContext, input: unknown): Promise<ToolOutcome>;
 };
 
 const Empty = SetGoalsInput.pick({}).strict();
@@ -28,11 +30,11 @@ function prebuilt<S extends z.ZodType>(
     inputSchema: toJSONSchema(schema, { io: "input" }) as Record<string, unknown>,
     async execute(context, input) {
       const parsed = schema.safeParse(input);
-      if (!parsed.success) return { error: parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ") };
+      if (!parsed.success) return failed(parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; "));
       try {
-        return await handler(context, parsed.data);
+        return succeeded(await handler(context, parsed.data));
       } catch (error) {
-        return { error: (error as Error).message };
+        return failed(knowledgeError(error));
       } finally {
         if (writes) context.knowledgeChanged();
       }

@@ -117,7 +117,15 @@ describe("buildGatewayRequest: headers", () => {
     const unknown = errorOf(buildGatewayRequest({ url: "https://h.example/", headers: { "X-Key": "${env.NOPE}" } }, {}, env));
     expect(unknown).toBe('Header "X-Key" uses the secret "NOPE", which is not set');
     const binding = errorOf(buildGatewayRequest({ url: "https://h.example/", headers: { "X-Key": "${env.DB}" } }, {}, env));
-    expect(binding).toBe('Header "X-Key" uses the secret "DB", which is not set');
+    expect(binding).toBe('Header "X-Key" uses the secret "DB", which is a binding of this Worker, not a secret');
+  });
+
+  it("never sends the gateway's own keys, even when a stored config names them", () => {
+    const keys = { ...env, GATEWAY_SECRET_KEY: "k1", GATEWAY_PUBLIC_KEY: "k2", JWT_SECRET: "k3", WEBHOOK_SECRET: "k4" };
+    for (const name of ["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]) {
+      const error = errorOf(buildGatewayRequest({ url: "https://h.example/", headers: { Authorization: `Bearer \${env.${name}}` } }, {}, keys));
+      expect(error).toBe(`Header "Authorization" uses the secret "${name}", which is one of the gateway's own keys (they never leave it)`);
+    }
   });
 
   it("refuses header injection through an argument", () => {
@@ -165,10 +173,13 @@ describe("buildGatewayRequest: body", () => {
     expect(request.body).toBe('{"id":7}');
   });
 
-  it("sends other string bodies as text, without a JSON content type", () => {
-    const request = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "name={{name}}" }, { name: "ada" }, {}));
-    expect(request.body).toBe("name=ada");
-    expect(request.headers).toEqual({});
+  it("sends a name=value template as a form, and other text as it is, without a JSON content type", () => {
+    const form = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "name={{name}}" }, { name: "ada" }, {}));
+    expect(form.body).toBe("name=ada");
+    expect(form.headers).toEqual({ "content-type": "application/x-www-form-urlencoded" });
+    const text = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: "Hello {{name}}!" }, { name: "ada" }, {}));
+    expect(text.body).toBe("Hello ada!");
+    expect(text.headers).toEqual({});
   });
 
   it("names a missing body argument", () => {

@@ -226,4 +226,27 @@ describe("executeGatewayTool", () => {
     const failing = fakeFetch(() => new Response("nope", { status: 503 }));
     expect(await runGatewayTool(options({ fetch: failing.fetcher }))).toEqual({ ok: false, error: "HTTP 503 from api.example.com: nope", status: 503 });
   });
+
+  it("turns an answer nested deeper than 64 levels into a tool error (up to thousands of levels), and accepts 64", async () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    for (const depth of [65, 2_500, 3_000, 40_000]) {
+      const { fetcher } = fakeFetch(() => new Response(nested(depth), { headers: { "content-type": "application/json" } }));
+      expect(await executeGatewayTool(options({ fetch: fetcher }))).toEqual({
+        error: "Tool response refused: JSON nested deeper than 64 levels (objects and arrays) is not accepted",
+      });
+    }
+    const { fetcher } = fakeFetch(() => new Response(`{"a":${nested(63)}}`, { headers: { "content-type": "application/json" } }));
+    const answer = await runGatewayTool(options({ fetch: fetcher }));
+    expect(answer.ok).toBe(true);
+  });
+
+  it("checks the URL as it will be sent by the deployment's URL policy", async () => {
+    const { fetcher, seen } = fakeFetch(() => json({ a: 1 }));
+    const local = { ...execution, url: "http://127.0.0.1:8080/v1/weather?city={{city}}" };
+    expect(await executeGatewayTool(options({ fetch: fetcher, execution: local, env: { WEATHER_KEY: "key_1", ALLOW_PRIVATE_URLS: "false" } }))).toEqual({
+      error: 'The tool\'s URL cannot be called: The host "127.0.0.1" is loopback, private or link-local, which this deployment does not call (ALLOW_PRIVATE_URLS = "false")',
+    });
+    expect(seen).toHaveLength(0);
+    expect(await executeGatewayTool(options({ fetch: fetcher, execution: local }))).toEqual({ a: 1 });
+  });
 });

@@ -1,0 +1,216 @@
+/**
+ * The journal of the running cycle, in the agent object's storage, written as
+ * things happen: the run itself (`active_run`: its trigger summary, step,
+ * attempt, notes), each completed step (the model's messages and what the run
+ * record shows of it) and each tool call of the current step, from the moment
+ * it starts executing to its outcome. A fresh instance reads it to continue
+ * the cycle where it stopped, so no call that ran or is pending is issued
+ * again; a call open here is also where a result posted for it is delivered.
+ */
+import type { ModelMessage } from "ai";
+import { z } from "zod";
+import type { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
+import { ToolOutcome } from "../tools/engine/tool-outcome";
+import type { AgentStorage } from "./agent-storage";
+
+const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
+
+export const ActiveRun = z.object({
+  runId: z.string(),
+  startedAt: z.string(),
+  /** The user message the cycle started with (its inbox, as the model saw it). */
+  userMessage: z.string(),
+  hop: z.number().int().min(0),
+  /** 1 for the first attempt; a recovery or a retry after an error adds one. */
+  attempt: z.number().int().min(1),
+  /** The next attempt waits until then (backoff). */
+  notBefore: z.number(),
+  /** Steps completed so far (the index of the step being run). */
+  step: z.number().int().min(0),
+  /** A scripted model's place when the current step started, to replay a step cut off mid-stream. */
+  scriptedTurn: z.number().int().min(0).optional(),
+  usage: Usage,
+  notes: z.array(z.object({ at: z.string(), kind: z.enum(["recovered", "retried", "redone", "throttled", "refused"]), message: z.string() })),
+  /** Set while an attempt runs in a live instance; a fresh instance that finds it knows the attempt died. */
+  running: z.boolean(),
+});
+export type ActiveRun = z.infer<typeof ActiveRun>;
+
+export type StepRecord = { step: RunStep; toolCalls: RunToolCall[] };
+
+export type JournalCall = {
+  toolCallId: string;
+  modelToolCallId: string;
+  runId: string;
+  step: number;
+  toolName: string;
+  input: unknown;
+  startedAt: number;
+  outcome: ToolOutcome | undefined;
+  /** The call was announced (agent stream, webhook): a continuation does not announce it again. */
+  announced: boolean;
+  /** The space its card was posted to, if it has one. */
+  cardSpaceId: string | undefined;
+};
+
+type CallRow = {
+  call_id: string;
+  model_call_id: string;
+  run_id: string;
+  step: number;
+  tool_name: string;
+  input: string;
+  started_at: number;
+  outcome: string | null;
+  announced: number;
+  card_space_id: string | null;
+};
+
+const activeRunKey = "active_run";
+
+export class CycleJournal {
+  readonly #sql: SqlStorage;
+
+  constructor(
+    sql: SqlStorage,
+    private readonly storage: AgentStorage,
+  ) {
+    this.#sql = sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS journal_steps (run_id TEXT NOT NULL, step INTEGER NOT NULL, messages TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, step))");
+    sql.exec(`CREATE TABLE IF NOT EXISTS journal_calls (
+      call_id TEXT PRIMARY KEY,
+      model_call_id TEXT NOT NULL,
+      run_id TEXT NOT NULL,
+      step INTEGER NOT NULL,
+      position INTEGER NOT NULL,
+      tool_name TEXT NOT NULL,
+      input TEXT NOT NULL,
+      started_at INTEGER NOT NULL,
+      outcome TEXT,
+      announced INTEGER NOT NULL DEFAULT 0,
+      card_space_id TEXT
+    )`);
+  }
+
+  // ── the run ────────────────────────────────────────────────────────────
+
+  active(): ActiveRun | undefined {
+    return this.storage.read(activeRunKey, ActiveRun);
+  }
+
+  saveRun(run: ActiveRun): void {
+    this.storage.write(activeRunKey, run);
+  }
+
+  note(run: ActiveRun, kind: RunNote["kind"], message: string): void {
+    run.notes.push({ at: new Date().toISOString(), kind, message });
+    this.saveRun(run);
+  }
+
+  /** Forgets the run and everything journaled for it. */
+  clear(runId: string): void {
+    this.#sql.exec("DELETE FROM journal_steps WHERE run_id = ?", runId);
+    this.#sql.exec("DELETE FROM journal_calls WHERE run_id = ?", runId);
+    if (this.active()?.runId === runId) this.storage.delete(activeRunKey);
+  }
+
+  // ── steps ──────────────────────────────────────────────────────────────
+
+  completedSteps(runId: string): { messages: ModelMessage[]; record: StepRecord }[] {
+    return this.#sql
+      .exec<{ messages: string; record: string }>("SELECT messages, record FROM journal_steps WHERE run_id = ? ORDER BY step", runId)
+      .toArray()
+      .map((row) => ({ messages: JSON.parse(row.messages) as ModelMessage[], record: JSON.parse(row.record) as StepRecord }));
+  }
+
+  /** A step is done: its messages replace its calls, and the run moves on (atomically). */
+  completeStep(run: ActiveRun, messages: ModelMessage[], record: StepRecord): void {
+    this.storage.transaction(() => {
+      this.#sql.exec(
+        "INSERT INTO journal_steps (run_id, step, messages, record) VALUES (?, ?, ?, ?) ON CONFLICT(run_id, step) DO UPDATE SET messages = excluded.messages, record = excluded.record",
+        run.runId,
+        run.step,
+        JSON.stringify(messages),
+        JSON.stringify(record),
+      );
+      this.#sql.exec("DELETE FROM journal_calls WHERE run_id = ? AND step = ?", run.runId, run.step);
+      run.step += 1;
+      run.scriptedTurn = undefined;
+      this.saveRun(run);
+    });
+  }
+
+  // ── calls ──────────────────────────────────────────────────────────────
+
+  /** Records that a call starts executing; returns false if it was already recorded. */
+  callStarted(call: Omit<JournalCall, "outcome" | "announced" | "cardSpaceId">): boolean {
+    const position = this.#sql.exec<{ next: number }>("SELECT COALESCE(MAX(position), -1) + 1 AS next FROM journal_calls").toArray()[0]?.next ?? 0;
+    const cursor = this.#sql.exec(
+      "INSERT INTO journal_calls (call_id, model_call_id, run_id, step, position, tool_name, input, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(call_id) DO NOTHING",
+      call.toolCallId,
+      call.modelToolCallId,
+      call.runId,
+      call.step,
+      position,
+      call.toolName,
+      JSON.stringify(call.input ?? null),
+      call.startedAt,
+    );
+    return cursor.rowsWritten > 0;
+  }
+
+  /** Records a call's outcome; the first one wins. Returns the outcome that stands. */
+  callFinished(toolCallId: string, outcome: ToolOutcome): ToolOutcome {
+    this.#sql.exec("UPDATE journal_calls SET outcome = ? WHERE call_id = ? AND outcome IS NULL", JSON.stringify(outcome), toolCallId);
+    return this.call(toolCallId)?.outcome ?? outcome;
+  }
+
+  markAnnounced(toolCallId: string): void {
+    this.#sql.exec("UPDATE journal_calls SET announced = 1 WHERE call_id = ?", toolCallId);
+  }
+
+  markCard(toolCallId: string, spaceId: string): void {
+    this.#sql.exec("UPDATE journal_calls SET card_space_id = ? WHERE call_id = ?", spaceId, toolCallId);
+  }
+
+  call(toolCallId: string): JournalCall | undefined {
+    const row = this.#sql.exec<CallRow>("SELECT * FROM journal_calls WHERE call_id = ?", toolCallId).toArray()[0];
+    return row ? toCall(row) : undefined;
+  }
+
+  /** A call of an unfinished step that has no outcome yet: a result for it belongs to the cycle, not the inbox. */
+  isOpen(toolCallId: string): boolean {
+    const row = this.#sql.exec<{ open: number }>("SELECT COUNT(*) AS open FROM journal_calls WHERE call_id = ? AND outcome IS NULL", toolCallId).toArray()[0];
+    return (row?.open ?? 0) > 0;
+  }
+
+  /** The calls of one step, in the order they started. */
+  calls(runId: string, step: number): JournalCall[] {
+    return this.#sql.exec<CallRow>("SELECT * FROM journal_calls WHERE run_id = ? AND step = ? ORDER BY position", runId, step).toArray().map(toCall);
+  }
+
+  /** Every call of a run still journaled (the unfinished step's). */
+  openCalls(runId: string): JournalCall[] {
+    return this.#sql.exec<CallRow>("SELECT * FROM journal_calls WHERE run_id = ? ORDER BY position", runId).toArray().map(toCall);
+  }
+}
+
+function toCall(row: CallRow): JournalCall {
+  const outcome = row.outcome === null ? undefined : ToolOutcome.safeParse(JSON.parse(row.outcome));
+  return {
+    toolCallId: row.call_id,
+    modelToolCallId: row.model_call_id,
+    runId: row.run_id,
+    step: row.step,
+    toolName: row.tool_name,
+    input: JSON.parse(row.input) as unknown,
+    startedAt: row.started_at,
+    outcome: outcome?.success ? outcome.data : undefined,
+    announced: row.announced === 1,
+    cardSpaceId: row.card_space_id ?? undefined,
+  };
+}
+
+export function emptyUsage(): RunUsage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+}

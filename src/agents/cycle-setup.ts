@@ -1,0 +1,159 @@
+/**
+ * What one attempt of a cycle works with: the tool context, every tool
+ * (built-ins, the agent's own, MCP) wrapped for the journal, the stream
+ * observers, the system prompt and the model.
+ */
+import type { LanguageModel, ToolSet } from "ai";
+import { z } from "zod";
+import type { AgentRecord } from "../db/agents";
+import type { Database } from "../db/client";
+import { listSpacesOfEntity } from "../db/spaces";
+import type { AppEnv } from "../env";
+import { createModel } from "../models/create-model";
+import type { Message } from "../spaces/message";
+import { SpaceEventBuffer } from "../spaces/space-event-buffer";
+import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
+import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
+import { CallIds } from "../tools/engine/call-ids";
+import { createConfiguredTools } from "../tools/engine/configured-tools";
+import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
+import { SerialQueue } from "../tools/serial-queue";
+import type { AgentStorage } from "./agent-storage";
+import type { CycleContext, ToolRuntime } from "./cycle-context";
+import type { ActiveRun, CycleJournal } from "./cycle-journal";
+import { DeferredMap } from "./deferred-map";
+import { journalTools } from "./journaled-tools";
+import type { Goal } from "./knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
+import type { Memory } from "./knowledge/memories";
+import type { Plan } from "./knowledge/plans";
+import { buildSystemPrompt } from "./system-prompt";
+import type { ToolStreamObserver } from "./tool-stream-observer";
+
+const inputSettleTimeoutMs = 10_000;
+
+export type Knowledge = { goals: Goal[]; memories: Memory[]; plans: Plan[] };
+
+/** What the agent object lends a cycle. */
+export type CycleHost = {
+  env: AppEnv;
+  storage: AgentStorage;
+  journal: CycleJournal;
+  agent: AgentRecord;
+  loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge>;
+  /** The spaces the agent belongs to (cached by the agent object, refreshed on membership changes). */
+  loadSpaces(database: Database): Promise<{ id: string; name: string }[]>;
+  invalidateKnowledge(): void;
+  plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
+  publish(type: string, data: Record<string, unknown>): void;
+  /** Aborted when the agent is deleted: the cycle stops and records nothing. */
+  deleted: AbortSignal;
+  /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
+  wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }>;
+  toolRuntime: ToolRuntime;
+};
+
+export type Attempt = {
+  context: CycleContext;
+  tools: ToolSet;
+  observers: ToolStreamObserver[];
+  settled: DeferredMap;
+  spaceIds: string[];
+  system: string;
+  model: LanguageModel;
+  mcp: McpTools;
+};
+
+export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: Database, spaceEvents: SpaceEventBuffer): Promise<Attempt> {
+  const { env, storage, journal, agent } = host;
+  const identity = { agentId: agent.id, entityId: agent.entityId, name: agent.name };
+  const spaces = await host.loadSpaces(database);
+  const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.plansChanged };
+  const known = await host.loadKnowledge(knowledge);
+  let activeSpaceId = storage.read("active_space_id", z.string());
+  if (activeSpaceId && !spaces.some((space) => space.id === activeSpaceId)) activeSpaceId = undefined;
+
+  const settled = new DeferredMap();
+  const callIds = new CallIds(journal.openCalls(run.runId));
+  const context: CycleContext = {
+    env,
+    database,
+    agent: identity,
+    config: agent.config,
+    runId: run.runId,
+    hop: run.hop,
+    knowledge,
+    spaces: new Map(spaces.map((space) => [space.id, space.name])),
+    getActiveSpaceId: () => activeSpaceId,
+    setActiveSpaceId: (spaceId) => {
+      activeSpaceId = spaceId;
+      if (spaceId) storage.write("active_space_id", spaceId);
+      else storage.delete("active_space_id");
+    },
+    spaceEvents,
+    publish: host.publish,
+    callIds,
+    journal: {
+      previous: (toolCallId) => journal.call(toolCallId),
+      markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
+      markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
+    },
+    // Membership as of the cycle's start; a space joined since is checked in D1.
+    // (A removal takes effect from the next cycle.)
+    isMemberOf: async (spaceId) => {
+      if (context.spaces.has(spaceId)) return true;
+      for (const space of await listSpacesOfEntity(database, agent.entityId)) context.spaces.set(space.id, space.name);
+      return context.spaces.has(spaceId);
+    },
+    knowledgeChanged: host.invalidateKnowledge,
+    inputSettled: (modelToolCallId) => settled.wait(modelToolCallId, inputSettleTimeoutMs),
+    wakeMentioned: async (message) => {
+      const { refused } = await host.wakeMentioned(message, context.spaces.get(message.spaceId), run.hop + 1);
+      if (refused) journal.note(run, "refused", refused);
+    },
+    toolRuntime: host.toolRuntime,
+  };
+
+  const configured = createConfiguredTools(context);
+  const mcp = await loadMcpTools(agent.config.mcp?.servers ?? [], {
+    env,
+    toolTimeoutMs: agent.config.limits.toolTimeout,
+    maxResultBytes: agent.config.limits.toolResponseMaxBytes,
+    report: host.publish,
+  });
+  // Built-ins win a name clash, then the agent's own tools, then MCP tools.
+  const tools = journalTools({ ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) }, journal, callIds, {
+    runId: run.runId,
+    step: () => run.step,
+  });
+  const events = storage.claimed(run.runId);
+  const now = new Date();
+  const system = buildSystemPrompt({
+    system: agent.config.agent.system,
+    description: agent.config.agent.description,
+    agent: identity,
+    spaces,
+    activeSpaceId,
+    ...known,
+    events,
+    now,
+    maxEventChars: agent.config.limits.toolResponseMaxBytes,
+  });
+  const model = createModel(agent.config.model, env, {
+    nextTurn: () => storage.read("scripted_turn", scriptedTurn) ?? 0,
+    consumeTurn: (index) => storage.write("scripted_turn", index + 1),
+  });
+  return {
+    context,
+    tools,
+    observers: [createSendMessageStreamer(context), ...configured.observers],
+    settled,
+    spaceIds: spaces.map((space) => space.id),
+    system,
+    model,
+    mcp,
+  };
+}
+
+/** A scripted model's place in its script (stored by the agent object). */
+export const scriptedTurn = z.number().int().min(0);

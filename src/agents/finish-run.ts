@@ -1,0 +1,125 @@
+/**
+ * The end of a run, exactly once. In one storage transaction: the
+ * consciousness is saved (completed runs), the run's inbox events are done
+ * (a failed run keeps them on its record), the journal is cleared and the
+ * final run record is queued. The record then goes to D1; if that fails the
+ * alarm writes it again (a `run_record` deadline) and nothing is run twice.
+ */
+import type { ModelMessage } from "ai";
+import { z } from "zod";
+import { getDatabase } from "../db/client";
+import type { RunToolCall } from "../db/runs";
+import { runs } from "../db/schema";
+import type { AppEnv } from "../env";
+import type { AgentStorage } from "./agent-storage";
+import { compactToolResults, trimConsciousness } from "./consciousness";
+import type { ActiveRun, CycleJournal, StepRecord } from "./cycle-journal";
+
+export const StoredRunRecord = z.object({
+  runId: z.string(),
+  agentId: z.string(),
+  agentEntityId: z.string(),
+  status: z.enum(["completed", "failed"]),
+  trigger: z.array(z.unknown()),
+  steps: z.array(z.unknown()),
+  toolCalls: z.array(z.unknown()),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }),
+  error: z.string().nullable(),
+  notes: z.array(z.unknown()),
+  d1Statements: z.number().nullable(),
+  finishedAt: z.string(),
+});
+export type StoredRunRecord = z.infer<typeof StoredRunRecord>;
+
+const recordKey = (runId: string) => `run_record:${runId}`;
+/** Retries of a record that does not reach D1: backoff, then given up (logged). */
+const maxRecordAttempts = 8;
+const recordBackoffMs = (attempt: number) => Math.min(300_000, 5_000 * 2 ** (attempt - 1));
+
+export type RunEnd = {
+  status: "completed" | "failed";
+  error?: string;
+  /** Every model message of the run (completed runs: what the consciousness keeps). */
+  messages?: ModelMessage[];
+  records: StepRecord[];
+  /** Calls that never finished (a failed run's open calls), shown on the record as failed. */
+  unfinished?: RunToolCall[];
+  d1Statements: number | null;
+};
+
+/** Commits the end of the run and returns the record to write to D1. */
+export function commitRunEnd(
+  storage: AgentStorage,
+  journal: CycleJournal,
+  agent: { id: string; entityId: string; consciousnessTokens: number },
+  run: ActiveRun,
+  end: RunEnd,
+): StoredRunRecord {
+  const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
+  const record: StoredRunRecord = {
+    runId: run.runId,
+    agentId: agent.id,
+    agentEntityId: agent.entityId,
+    status: end.status,
+    trigger,
+    steps: end.records.map((entry) => entry.step),
+    toolCalls: [...end.records.flatMap((entry) => entry.toolCalls), ...(end.unfinished ?? [])],
+    usage: run.usage,
+    error: end.error ?? null,
+    notes: run.notes,
+    d1Statements: end.d1Statements,
+    finishedAt: new Date().toISOString(),
+  };
+  storage.transaction(() => {
+    if (end.status === "completed" && end.messages) {
+      storage.write("consciousness", trimConsciousness(compactToolResults(end.messages), agent.consciousnessTokens));
+    }
+    storage.complete(run.runId);
+    journal.clear(run.runId);
+    storage.write(recordKey(run.runId), record);
+    storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });
+  });
+  return record;
+}
+
+/** Writes a finished run's record to D1 (an upsert: the start row may or may not be there). True once it landed. */
+export async function writeRunRecord(env: AppEnv, storage: AgentStorage, record: StoredRunRecord): Promise<boolean> {
+  const values = {
+    status: record.status,
+    trigger: record.trigger,
+    steps: record.steps,
+    toolCalls: record.toolCalls,
+    usage: record.usage,
+    error: record.error,
+    notes: record.notes,
+    d1Statements: record.d1Statements,
+    finishedAt: record.finishedAt,
+  };
+  try {
+    await getDatabase(env.DB)
+      .insert(runs)
+      .values({ id: record.runId, agentId: record.agentId, agentEntityId: record.agentEntityId, ...values })
+      .onConflictDoUpdate({ target: runs.id, set: values });
+  } catch (error) {
+    console.error("could not write the run record; the alarm will try again", record.runId, error);
+    return false;
+  }
+  storage.transaction(() => {
+    storage.delete(recordKey(record.runId));
+    storage.deleteDeadline(recordKey(record.runId));
+  });
+  return true;
+}
+
+/** From the alarm: a record that did not reach D1 is written again, with backoff. */
+export async function retryRunRecord(env: AppEnv, storage: AgentStorage, runId: string, attempt: number): Promise<void> {
+  const record = storage.read(recordKey(runId), StoredRunRecord);
+  if (!record) return storage.deleteDeadline(recordKey(runId));
+  if (await writeRunRecord(env, storage, record)) return;
+  if (attempt >= maxRecordAttempts) {
+    console.error("giving up on a run record", runId);
+    storage.delete(recordKey(runId));
+    return storage.deleteDeadline(recordKey(runId));
+  }
+  storage.setDeadline({ id: recordKey(runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(attempt + 1), payload: { runId, attempt: attempt + 1 } });
+}

@@ -1,0 +1,49 @@
+/**
+ * Wraps every tool of a cycle so the journal sees each call: recorded before
+ * it executes (under its gateway id), its outcome recorded when it ends.
+ * Arguments nested past the gateway's depth limit never reach a tool. A
+ * call the journal already finished is not executed again; one it only saw
+ * start is executed again with the same id (the tools make that safe: they
+ * find their pending row, their card, their reply). The model sees outcomes
+ * through one mapping (`toModelOutput`); nothing is ever thrown at the SDK.
+ */
+import type { Tool, ToolSet } from "ai";
+import { checkJsonDepth } from "../json";
+import type { CallIds } from "../tools/engine/call-ids";
+import { failed, isToolOutcome, toModelOutput, type ToolOutcome } from "../tools/engine/tool-outcome";
+import type { CycleJournal } from "./cycle-journal";
+
+export type JournalPosition = { runId: string; step(): number };
+
+export function journalTools(tools: ToolSet, journal: CycleJournal, callIds: CallIds, position: JournalPosition): ToolSet {
+  const wrapped: Record<string, Tool> = {};
+  for (const [name, definition] of Object.entries(tools)) {
+    const execute = definition.execute;
+    if (!execute) continue;
+    wrapped[name] = {
+      ...definition,
+      execute: async (input: unknown, options: Parameters<typeof execute>[1]) => {
+        const toolCallId = callIds.idFor(options.toolCallId);
+        // Arguments nested deeper than any request may be never reach a tool (nor the journal).
+        const depth = checkJsonDepth(input);
+        if (!depth.ok) return failed(`Invalid arguments for tool "${name}": ${depth.message}`);
+        const known = journal.call(toolCallId);
+        if (known?.outcome) return known.outcome;
+        if (!known) {
+          journal.callStarted({ toolCallId, modelToolCallId: options.toolCallId, runId: position.runId, step: position.step(), toolName: name, input, startedAt: Date.now() });
+        }
+        let outcome: ToolOutcome;
+        try {
+          const value: unknown = await execute(input as never, options);
+          outcome = isToolOutcome(value) ? value : { type: "ok", value };
+        } catch (error) {
+          console.error("tool threw", name, toolCallId, error);
+          outcome = failed(`Tool "${name}" failed unexpectedly; the gateway logged the cause`);
+        }
+        return journal.callFinished(toolCallId, outcome);
+      },
+      toModelOutput: ({ output }: { output: unknown }) => toModelOutput(isToolOutcome(output) ? output : { type: "ok", value: output }),
+    } as Tool;
+  }
+  return wrapped;
+}

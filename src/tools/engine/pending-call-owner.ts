@@ -1,0 +1,205 @@
+/**
+ * The one owner of every PendingToolCall transition (§6): a submitted result,
+ * an expiry, a sync wait that timed out, and the recovery of a transition a
+ * crash interrupted. It runs inside the agent object, one call at a time per
+ * call id, and keeps one rule: an outcome is staged in the object's storage
+ * before its D1 transition, and delivered (to the waiting cycle, or to the
+ * inbox) in the same storage transaction that unstages it. So D1 never says
+ * `resolved` or `expired` for an outcome the agent will not get, and after a
+ * crash the alarm finishes what was staged.
+ */
+import { canonicalJson } from "../../canonical-json";
+import type { Database } from "../../db/client";
+import type { AppEnv } from "../../env";
+import { spaceStub } from "../../spaces/space-stub";
+import { KeyedLock } from "./keyed-lock";
+import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./pending-calls";
+import { settleCard } from "./tool-events";
+import { failed, outcomeError, outcomeResult, type ToolOutcome } from "./tool-outcome";
+
+/** A staged outcome whose transition did not show up in D1 this long after is dropped (it never happened). */
+export const stagedGraceMs = 30_000;
+
+export type SubmitAnswer =
+  | { kind: "accepted" }
+  | { kind: "duplicate" }
+  | { kind: "conflict" }
+  | { kind: "expired"; expiresAt: string | null };
+
+/** What the owner needs of the agent object (implemented there). */
+export type PendingCallHost = {
+  env: AppEnv;
+  database(): Database;
+  transaction<T>(work: () => T): T;
+  stage(toolCallId: string, outcome: ToolOutcome): void;
+  unstage(toolCallId: string): void;
+  staged(): { toolCallId: string; outcome: ToolOutcome; stagedAt: number }[];
+  /** Makes sure the alarm comes back to settle `toolCallId` by `at` if nothing else does. */
+  armReconcile(toolCallId: string, at: number): Promise<void>;
+  disarmReconcile(toolCallId: string): void;
+  /** The outcome a cycle already recorded for the call (its journal), if any. */
+  recordedOutcome(toolCallId: string): ToolOutcome | undefined;
+  /** Hands an outcome to the cycle that has the call open (journal, then its live waiter); false when none has. */
+  deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean;
+  /** Queues a `tool_result` event (idempotent by call id). */
+  deliverToInbox(call: PendingCall, outcome: ToolOutcome): void;
+};
+
+type Settled = { status: "resolved" | "expired"; result: unknown; expiresAt: string | null };
+
+export class PendingCallOwner {
+  readonly #locks = new KeyedLock();
+  /** Calls this instance saw settle: later submissions are answered without D1. */
+  readonly #settled = new Map<string, Settled>();
+
+  constructor(private readonly host: PendingCallHost) {}
+
+  /**
+   * A result (or a reported failure) for a call; the route already checked
+   * who may answer. D1 keeps what the model sees: the value, or `{error}`.
+   */
+  submit(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>): Promise<SubmitAnswer> {
+    const result = outcomeResult(outcome);
+    return this.#locks.run(call.toolCallId, async () => {
+      const known = this.#settled.get(call.toolCallId) ?? settledOf(call);
+      if (known) return answerFor(known, result);
+      if (call.expiresAt && Date.parse(call.expiresAt) <= Date.now()) {
+        await this.#expire(call);
+        return answerFor(this.#settled.get(call.toolCallId) ?? (await this.#current(call.toolCallId)), result);
+      }
+      await this.#stage(call.toolCallId, outcome);
+      const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "resolved", { result });
+      if (!won) {
+        this.host.unstage(call.toolCallId);
+        this.host.disarmReconcile(call.toolCallId);
+        return answerFor(await this.#current(call.toolCallId), result);
+      }
+      await this.#finish(won, outcome);
+      return { kind: "accepted" };
+    });
+  }
+
+  /** Expires a call whose `expiresAt` has passed; false if it was already settled. */
+  expire(toolCallId: string): Promise<boolean> {
+    return this.#locks.run(toolCallId, async () => {
+      if (this.#settled.has(toolCallId)) return false;
+      const call = await getPendingCall(this.host.database(), toolCallId);
+      if (!call || settledOf(call)) return false;
+      return this.#expire(call);
+    });
+  }
+
+  /**
+   * A sync wait ended without an outcome: the call turns `pending` (a late
+   * result goes to the inbox) and the cycle records the timeout. Returns the
+   * outcome that stands, which is the result if one won the race.
+   */
+  timeOut(toolCallId: string, toolName: string, timeoutMs: number): Promise<ToolOutcome> {
+    return this.#locks.run(toolCallId, async () => {
+      const recorded = this.host.recordedOutcome(toolCallId);
+      if (recorded) return recorded;
+      await transitionPendingCall(this.host.database(), toolCallId, ["waiting"], "pending");
+      const outcome = failed(`Tool "${toolName}" timed out after ${timeoutMs}ms`);
+      this.host.deliverToCycle(toolCallId, outcome);
+      return this.host.recordedOutcome(toolCallId) ?? outcome;
+    });
+  }
+
+  /** No cycle waits for a `waiting` call any more (its run ended or failed): it turns `pending`, so a late result goes to the inbox. */
+  release(toolCallId: string): Promise<void> {
+    return this.#locks.run(toolCallId, async () => {
+      await transitionPendingCall(this.host.database(), toolCallId, ["waiting"], "pending");
+    });
+  }
+
+  /** After a restart (from the alarm): finishes every staged transition that reached D1, drops those that never will. */
+  async reconcile(now = Date.now()): Promise<void> {
+    for (const staged of this.host.staged()) {
+      await this.#locks.run(staged.toolCallId, async () => {
+        const call = await getPendingCall(this.host.database(), staged.toolCallId);
+        const landed =
+          call &&
+          ((staged.outcome.type === "expired" && call.status === "expired") ||
+            (staged.outcome.type !== "expired" && call.status === "resolved" && canonicalJson(call.result) === canonicalJson(outcomeResult(staged.outcome))));
+        if (call && landed) return this.#finish(call, staged.outcome);
+        if (call && (call.status === "waiting" || call.status === "pending") && now - staged.stagedAt < stagedGraceMs) {
+          // The request that staged it may still be on its way to D1: look again later.
+          return this.host.armReconcile(staged.toolCallId, staged.stagedAt + stagedGraceMs);
+        }
+        this.host.unstage(staged.toolCallId);
+        this.host.disarmReconcile(staged.toolCallId);
+      });
+    }
+  }
+
+  async #expire(call: PendingCall): Promise<boolean> {
+    const error = `Tool "${call.toolName}" expired at ${call.expiresAt ?? new Date().toISOString()} without a result`;
+    const outcome: ToolOutcome = { type: "expired", message: error };
+    await this.#stage(call.toolCallId, outcome);
+    const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "expired");
+    if (!won) {
+      this.host.unstage(call.toolCallId);
+      this.host.disarmReconcile(call.toolCallId);
+      return false;
+    }
+    await this.#finish(won, outcome);
+    return true;
+  }
+
+  async #stage(toolCallId: string, outcome: ToolOutcome): Promise<void> {
+    this.host.stage(toolCallId, outcome);
+    await this.host.armReconcile(toolCallId, Date.now() + stagedGraceMs / 3);
+  }
+
+  /** The transition won: the card shows it first, then the agent gets it, and the stage is cleared with the delivery. */
+  async #finish(call: PendingCall, outcome: ToolOutcome): Promise<void> {
+    this.#remember(call, outcome);
+    if (call.spaceId && call.messageId) {
+      const error = outcomeError(outcome);
+      try {
+        await settleCard(
+          spaceStub(this.host.env, call.spaceId),
+          { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
+          { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
+          error !== undefined ? { error } : { result: outcome.type === "ok" ? outcome.value : null },
+        );
+      } catch (cardError) {
+        // The card is display; the agent gets its outcome regardless.
+        console.error("could not settle the tool card", call.toolCallId, cardError);
+      }
+    }
+    this.host.transaction(() => {
+      if (!this.host.deliverToCycle(call.toolCallId, outcome)) this.host.deliverToInbox(call, outcome);
+      this.host.unstage(call.toolCallId);
+      this.host.disarmReconcile(call.toolCallId);
+    });
+  }
+
+  #remember(call: PendingCall, outcome: ToolOutcome): void {
+    this.#settled.set(call.toolCallId, {
+      status: outcome.type === "expired" ? "expired" : "resolved",
+      result: outcome.type === "expired" ? null : outcomeResult(outcome),
+      expiresAt: call.expiresAt,
+    });
+    // A bounded memory: the oldest entries go first.
+    if (this.#settled.size > 2_000) this.#settled.delete(this.#settled.keys().next().value as string);
+  }
+
+  async #current(toolCallId: string): Promise<Settled | undefined> {
+    const call = await getPendingCall(this.host.database(), toolCallId);
+    return call ? settledOf(call) : undefined;
+  }
+}
+
+function settledOf(call: { status: PendingCallStatus | string; result: unknown; expiresAt: string | null }): Settled | undefined {
+  if (call.status === "resolved") return { status: "resolved", result: call.result, expiresAt: call.expiresAt };
+  if (call.status === "expired") return { status: "expired", result: null, expiresAt: call.expiresAt };
+  return undefined;
+}
+
+function answerFor(settled: Settled | undefined, result: unknown): SubmitAnswer {
+  // Neither settled nor open: a transition this instance cannot see is in flight; the caller may retry.
+  if (!settled) return { kind: "conflict" };
+  if (settled.status === "expired") return { kind: "expired", expiresAt: settled.expiresAt };
+  return canonicalJson(settled.result) === canonicalJson(result) ? { kind: "duplicate" } : { kind: "conflict" };
+}
