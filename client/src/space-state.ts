@@ -34,6 +34,8 @@ export class SpaceState {
   #failures = new Map<string, RunFailure>();
   /** The run of each tool call seen (a `minimal` card carries none; `tool.started` does). */
   #runOf = new Map<string, string>();
+  /** Who joined (and did not leave) since the events began. */
+  #members = new Set<string>();
   /** Agents in a cycle now: agentEntityId → runId. */
   #thinking = new Map<string, string>();
   #lastSeq = 0;
@@ -50,6 +52,11 @@ export class SpaceState {
   /** Agents whose cycle has started and not finished: entity id → run id. */
   get thinking(): ReadonlyMap<string, string> {
     return this.#thinking;
+  }
+
+  /** Entity ids that joined and have not left, as far as the events applied say. */
+  get memberIds(): ReadonlySet<string> {
+    return this.#members;
   }
 
   get failures(): RunFailure[] {
@@ -112,6 +119,13 @@ export class SpaceState {
       case "tool.done":
       case "tool.error":
         return this.#finishTool(event);
+      case "space.member.joined":
+        this.#members.add(event.data.entityId);
+        return true;
+      case "space.member.left":
+        this.#members.delete(event.data.entityId);
+        this.#thinking.delete(event.data.entityId);
+        return true;
       case "agent.cycle.started":
         this.#thinking.set(event.data.agentEntityId, event.data.runId);
         return true;

@@ -4,7 +4,8 @@
  * answer its `space` tool through the form generated from the tool's result
  * schema, and see the agent carry on; a connection cut in the middle of a
  * streamed reply loses and repeats nothing; `switchboard watch` in a "second
- * terminal" sees the same messages. Nothing is loaded from outside the gateway.
+ * terminal" sees the same messages; a failed run shows with its error.
+ * Nothing is loaded from outside the gateway.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli/src/main";
 import { demoTexts } from "../../scripts/seed-demo.mjs";
 import { launchChromium } from "./chromium";
-import { gateway } from "./gateway";
+import { admin, gateway } from "./gateway";
 
 let browser: Browser;
 let page: Page;
@@ -177,6 +178,25 @@ describe("the live space page", () => {
     const watched = events.filter((event) => event.type === "space.message" && !event.data.parts).map((event) => [event.data.id, event.data.text]);
     const shown = (await timeline()).filter((item) => item.text !== "").map((item) => [item.id, item.text]);
     expect(watched).toEqual(shown);
+  });
+
+  it("a run that fails shows in the space with its error", async () => {
+    // A local model server that is not running (connection refused on loopback): the run fails at its model call.
+    const offline = await admin.agents.create({
+      agent: { name: "Offline model agent" },
+      model: { provider: "openai-compatible", name: "llama3.1", baseURL: "http://127.0.0.1:9/v1" },
+    } as never);
+    await admin.spaces.addMember(gateway.demo.spaceId, offline.id);
+    await page.fill("#composer", "Anyone there?");
+    await page.keyboard.press("Enter");
+    const failure = page.locator(".run-failed", { hasText: "Offline model agent's run failed" }).first();
+    await failure.waitFor({ timeout: 30_000 });
+    const error = (await failure.locator(".error-text").textContent()) ?? "";
+    const [run] = (await admin.agents.runs(offline.id, { limit: 1 })).runs;
+    expect(run.status).toBe("failed");
+    expect(error.length).toBeGreaterThan(0);
+    expect(run.error).toContain(error.slice(0, 40));
+    expect(await failure.locator("small").textContent()).toMatch(/^run_/);
   });
 
   it("loaded nothing from outside the gateway, and threw no error", async () => {

@@ -169,3 +169,13 @@ describe("tokens and webhook signatures", () => {
     expect(await verifyWebhookSignature("hook-secret", undefined, body)).toBe(false);
   });
 });
+
+describe("SpaceState members", () => {
+  it("a member joining or leaving is a change (a UI refreshes names on it)", () => {
+    const state = new SpaceState("spc_1");
+    expect(state.apply(event("space.member.joined", { entityId: "ent_a" }))).toBe(true);
+    expect(state.apply(event("space.member.joined", { entityId: "ent_b" }))).toBe(true);
+    expect(state.apply(event("space.member.left", { entityId: "ent_a" }))).toBe(true);
+    expect([...state.memberIds]).toEqual(["ent_b"]);
+  });
+});

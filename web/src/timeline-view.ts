@@ -61,7 +61,7 @@ export class TimelineView {
   }
 
   #signature(item: TimelineItem): string {
-    if (item.kind === "run_failed") return `${item.failure.error}`;
+    if (item.kind === "run_failed") return `${item.failure.error}|${this.nameOf(item.failure.agentEntityId)}`;
     return `${JSON.stringify(item.message)}|${this.nameOf(item.message.entityId)}`;
   }
 
