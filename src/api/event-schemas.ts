@@ -61,7 +61,11 @@ const PendingCall = loose({
 export const AgentEvent = z
   .discriminatedUnion("type", [
     agent("agent.inbox.received", loose({ eventId: z.string(), event: z.unknown() })),
-    agent("agent.cycle.started", loose({ runId: z.string(), trigger: z.unknown() })),
+    agent("agent.cycle.started", loose({ runId: z.string(), trigger: z.unknown(), attempt: z.number().optional() })),
+    agent("agent.cycle.resumed", loose({ runId: z.string(), trigger: z.unknown(), attempt: z.number(), step: z.number() })),
+    agent("agent.cycle.retrying", loose({ runId: z.string(), attempt: z.number(), error: z.string(), retryAt: z.string() })),
+    agent("agent.cycle.throttled", loose({ limit: z.number(), retryAt: z.string() })),
+    agent("agent.wake.refused", loose({ messageId: z.string(), hop: z.number(), maxHops: z.number(), reason: z.string() })),
     agent("agent.cycle.finished", loose({ runId: z.string(), status: runStatus, usage: usage.nullable().optional(), error: z.string().optional() })),
     agent("agent.cycle.interrupted", loose({ runId: z.string() })),
     agent("agent.text.delta", loose({ runId: z.string(), stepNumber: z.number(), delta: z.string() })),
@@ -74,7 +78,7 @@ export const AgentEvent = z
       "tool.failed",
       loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), error: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() }),
     ),
-    agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]) })),
+    agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]).optional() })),
     agent("tool.webhook.delivered", loose({ toolCallId: z.string(), attempt: z.number() })),
     agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
     agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),

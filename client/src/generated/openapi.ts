@@ -660,6 +660,61 @@ export type components = {
             data: {
                 runId: string;
                 trigger?: unknown;
+                attempt?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "agent.cycle.resumed";
+            at: string;
+            data: {
+                runId: string;
+                trigger?: unknown;
+                attempt: number;
+                step: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "agent.cycle.retrying";
+            at: string;
+            data: {
+                runId: string;
+                attempt: number;
+                error: string;
+                retryAt: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "agent.cycle.throttled";
+            at: string;
+            data: {
+                limit: number;
+                retryAt: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "agent.wake.refused";
+            at: string;
+            data: {
+                messageId: string;
+                hop: number;
+                maxHops: number;
+                reason: string;
             } & {
                 [key: string]: unknown;
             };
@@ -818,7 +873,7 @@ export type components = {
                 toolCallId: string;
                 runId: string;
                 /** @enum {string} */
-                delivery: "inline" | "inbox";
+                delivery?: "inline" | "inbox";
             } & {
                 [key: string]: unknown;
             };
