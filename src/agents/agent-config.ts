@@ -4,68 +4,11 @@
  * reported with its path.
  */
 import { z } from "@hono/zod-openapi";
-import { secretNameProblem } from "../security/secret-policy";
-import { OutboundUrl } from "../security/url-policy";
+import { ModelConfig } from "../models/model-config";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
-import { checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
-import { ToolConfig } from "../tools/tool-config";
-
-const modelSettings = {
-  name: z.string().min(1).max(200),
-  temperature: z.number().min(0).max(2).optional(),
-  maxOutputTokens: z.number().int().positive().max(200_000).optional(),
-  /** Names the Worker secret holding the API key (never the key itself, never one of the gateway's own keys). */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
-    .superRefine((name, context) => {
-      const problem = secretNameProblem(name);
-      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-    })
-    .optional(),
-};
-
-export const ScriptedToolCall = z
-  .object({ name: z.string().min(1).max(64), args: z.record(z.string(), z.unknown()).default({}) })
-  .strict();
-
-export const ScriptedTurn = z
-  .object({
-    text: z.string().max(100_000).optional(),
-    toolCalls: z.array(ScriptedToolCall).max(32).optional(),
-  })
-  .strict();
-
-export const ModelConfig = z
-  .discriminatedUnion("provider", [
-    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
-    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
-    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: OutboundUrl }).strict(),
-    z.object({ provider: z.literal("workers-ai"), ...modelSettings }).strict(),
-    z
-      .object({
-        provider: z.literal("scripted"),
-        name: z.string().max(200).optional(),
-        temperature: z.number().optional(),
-        maxOutputTokens: z.number().int().positive().optional(),
-        turns: z.array(ScriptedTurn).max(10_000),
-      })
-      .strict(),
-  ])
-  .openapi("ModelConfig");
-
-export const McpServerConfig = z
-  .object({
-    name: z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/),
-    url: OutboundUrl,
-    transport: z.enum(["http", "sse"]).default("http"),
-    allowedTools: z.array(z.string().min(1).max(64)).max(256).optional(),
-    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
-  })
-  .strict()
-  .superRefine((server, context) => {
-    for (const problem of checkHeaderSecrets(server.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
-  });
+import { McpServerConfig } from "../tools/mcp/mcp-server-config";
+import { checkApprovalConfig, ToolConfig } from "../tools/tool-config";
+import { ApprovalConfig } from "../tools/wait-policy-config";
 
 export const AgentConfig = z
   .object({
@@ -91,6 +34,8 @@ export const AgentConfig = z
       .strict()
       .default({ maxSteps: 10, toolChoice: "auto" }),
     tools: z.array(ToolConfig).max(128).default([]),
+    /** Approvals for tools the config does not list itself: built-ins and MCP tools (`server__tool`), by name. */
+    approvals: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "A tool name"), ApprovalConfig).optional(),
     mcp: z
       .object({ servers: z.array(McpServerConfig).max(16).default([]) })
       .strict()
@@ -112,6 +57,9 @@ export const AgentConfig = z
   })
   .strict()
   .superRefine((config, context) => {
+    for (const [name, approval] of Object.entries(config.approvals ?? {})) {
+      for (const problem of checkApprovalConfig(approval)) context.addIssue({ code: "custom", path: ["approvals", name, ...problem.path], message: problem.message });
+    }
     const seen = new Map<string, number>();
     config.tools.forEach((tool, index) => {
       if (isBuiltinToolName(tool.name)) {
@@ -133,6 +81,3 @@ export const AgentConfig = z
   .openapi("AgentConfig");
 
 export type AgentConfig = z.infer<typeof AgentConfig>;
-export type ModelConfig = z.infer<typeof ModelConfig>;
-export type ScriptedTurn = z.infer<typeof ScriptedTurn>;
-export type McpServerConfig = z.infer<typeof McpServerConfig>;

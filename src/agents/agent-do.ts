@@ -10,11 +10,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import { getAgent, type AgentRecord } from "../db/agents";
+import { getAgent, type AgentRecord } from "./agent-record";
 import { getDatabase } from "../db/client";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
+import { spaceStub } from "../spaces/space-stub";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
 import { maxHops } from "../tools/engine/hop";
@@ -22,16 +23,19 @@ import { type PendingCall } from "../tools/engine/pending-calls";
 import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
 import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
+import { resolveTool } from "../tools/engine/configured-tools";
+import { ApprovalAnswer } from "../tools/engine/run-approval";
+import { formatArgumentError, validateToolArguments } from "../tools/validate-tool-arguments";
 import { WebhookSender } from "../tools/engine/webhook-sender";
 import { AgentStorage, type Deadline } from "./agent-storage";
-import type { ToolRuntime } from "./cycle-context";
+import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
 import type { CycleHost, Knowledge } from "./cycle-setup";
 import { InboxEvent } from "./inbox-event";
-import { listGoals } from "./knowledge/goals";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import { listMemories } from "./knowledge/memories";
-import { listPlans } from "./knowledge/plans";
+import { listGoals } from "../knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import { listMemories } from "../knowledge/memories";
+import { listPlans } from "../knowledge/plans";
 import { nextAlarmAt } from "./next-alarm-at";
 import { processDeadlines } from "./process-deadlines";
 import { retryDelayMs, runCycle } from "./run-cycle";
@@ -74,8 +78,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       scheduleAlarm: () => this.#scheduleAlarm(),
     });
     this.#owner = new PendingCallOwner({
-      env,
       database: () => getDatabase(env.DB),
+      space: (spaceId) => spaceStub(env, spaceId),
       transaction: (work) => this.#storage.transaction(work),
       stage: (toolCallId, outcome) => this.#storage.stage(toolCallId, outcome),
       unstage: (toolCallId) => this.#storage.unstage(toolCallId),
@@ -86,9 +90,11 @@ export class AgentDO extends DurableObject<AppEnv> {
         if (current === null || current > at) await ctx.storage.setAlarm(at);
       },
       disarmReconcile: (toolCallId) => this.#storage.deleteDeadline(`reconcile:${toolCallId}`),
-      recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome,
+      recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome ?? this.#journal.waitOutcome(toolCallId),
       deliverToCycle: (toolCallId, outcome) => this.#deliverToCycle(toolCallId, outcome),
       deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
+      checkAnswer: (call, outcome) => this.#checkAnswer(call, outcome),
+      publish: (type, data) => this.#publish(type, data),
     });
     this.#toolRuntime = {
       waiters: this.#waiters,
@@ -110,7 +116,8 @@ export class AgentDO extends DurableObject<AppEnv> {
    * Puts an event in the inbox. It is durable when this returns; the alarm
    * starts a cycle. An event id the inbox already holds is ignored.
    */
-  async deliver(event: InboxEvent, eventId?: string): Promise<{ eventId: string }> {
+  async deliver(event: InboxEvent, eventId?: string, origin?: string): Promise<{ eventId: string }> {
+    this.#rememberOrigin(origin);
     const parsed = InboxEvent.parse(event);
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
@@ -119,7 +126,8 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it. */
-  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>): Promise<SubmitAnswer> {
+  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string): Promise<SubmitAnswer> {
+    this.#rememberOrigin(origin);
     const answer = await this.#owner.submit(call, outcome);
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduleAlarm();
@@ -243,6 +251,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
       publish: (type, data) => this.#publish(type, data),
       wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
+      publicOrigin: () => (typeof this.env.PUBLIC_URL === "string" && this.env.PUBLIC_URL) || this.#storage.read("public_origin", z.string()),
       deleted: this.#deleted.signal,
       toolRuntime: this.#toolRuntime,
     };
@@ -290,8 +299,9 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   /** A call open in the journal takes its outcome there; its waiter (if any) wakes on the next turn. */
   #deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean {
-    if (!this.#journal.isOpen(toolCallId)) return false;
-    this.#journal.callFinished(toolCallId, outcome);
+    if (this.#journal.isOpen(toolCallId)) this.#journal.callFinished(toolCallId, outcome);
+    else if (this.#journal.isWaitOpen(toolCallId)) this.#journal.finishWait(toolCallId, outcome);
+    else return false;
     // On the next turn, so the submitter's answer leaves before the waiting cycle resumes.
     setTimeout(() => this.#waiters.wake(toolCallId), 0);
     return true;
@@ -312,6 +322,23 @@ export class AgentDO extends DurableObject<AppEnv> {
     );
     this.#publish("agent.inbox.received", { eventId: `evt_result_${call.toolCallId}`, event: { type: "tool_result", toolCallId: call.toolCallId } });
     void this.#kick();
+  }
+
+  /** An approval is answered with `{approved, args?, reason?}`; edited arguments must fit the tool's schema. */
+  async #checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<string | undefined> {
+    if (call.kind !== "approval" || outcome.type !== "ok") return undefined;
+    const answer = ApprovalAnswer.safeParse(outcome.value);
+    if (!answer.success) return 'An approval is answered with {"approved": true | false, "args"?: {…}, "reason"?: "…"}';
+    if (!answer.data.args) return undefined;
+    const tool = (await this.#loadAgent())?.config.tools.find((entry) => entry.name === call.toolName);
+    if (!tool) return undefined;
+    const checked = validateToolArguments(resolveTool(tool).inputSchema, answer.data.args);
+    return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
+  }
+
+  /** Where requests reach the gateway, remembered for callback URLs when `PUBLIC_URL` is not set. */
+  #rememberOrigin(origin: string | undefined): void {
+    if (origin && this.#storage.read("public_origin", z.string()) !== origin) this.#storage.write("public_origin", origin);
   }
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {

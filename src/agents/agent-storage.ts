@@ -8,27 +8,21 @@
  */
 import { z } from "zod";
 import { createId } from "../ids";
+import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
 import { InboxEvent, type QueuedEvent } from "./inbox-event";
-
-const toolCall = z.object({ toolCallId: z.string() });
 
 /** One row of the deadline table, by kind (the alarm fires at the earliest). */
 export const Deadline = z.discriminatedUnion("kind", [
   z.object({ id: z.string(), kind: z.literal("plan"), dueAt: z.number(), payload: z.object({ planId: z.string() }) }),
-  /** A sync wait's backstop: flips the call to `pending` if its live waiter was lost. */
-  z.object({ id: z.string(), kind: z.literal("tool_timeout"), dueAt: z.number(), payload: toolCall }),
-  z.object({ id: z.string(), kind: z.literal("call_expiry"), dueAt: z.number(), payload: toolCall }),
-  z.object({
-    id: z.string(),
-    kind: z.literal("webhook"),
-    dueAt: z.number(),
-    payload: z.object({ toolCallId: z.string(), url: z.string(), body: z.string(), attempt: z.number().int() }),
-  }),
+  /** The tool engine's: a sync wait's backstop, a pending call's expiry, a webhook's next attempt. */
+  ToolTimeoutDeadline,
+  CallExpiryDeadline,
+  WebhookDeadline,
   /** A finished run whose record has not reached D1 yet: written again until it does. */
   z.object({ id: z.string(), kind: z.literal("run_record"), dueAt: z.number(), payload: z.object({ runId: z.string(), attempt: z.number().int() }) }),
   /** A staged outcome whose D1 transition may have happened: settled by the alarm. */
-  z.object({ id: z.string(), kind: z.literal("reconcile"), dueAt: z.number(), payload: toolCall }),
+  z.object({ id: z.string(), kind: z.literal("reconcile"), dueAt: z.number(), payload: z.object({ toolCallId: z.string() }) }),
 ]);
 
 export type Deadline = z.infer<typeof Deadline>;

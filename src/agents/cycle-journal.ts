@@ -21,6 +21,8 @@ export const ActiveRun = z.object({
   /** The user message the cycle started with (its inbox, as the model saw it). */
   userMessage: z.string(),
   hop: z.number().int().min(0),
+  /** The entity whose message started the run (the first person's message among its events). */
+  initiatorEntityId: z.string().optional(),
   /** 1 for the first attempt; a recovery or a retry after an error adds one. */
   attempt: z.number().int().min(1),
   /** The next attempt waits until then (backoff). */
@@ -90,6 +92,8 @@ export class CycleJournal {
       announced INTEGER NOT NULL DEFAULT 0,
       card_space_id TEXT
     )`);
+    // Pending calls a call of this run waits on besides its own (an approval that gates it, calls it waits for).
+    sql.exec("CREATE TABLE IF NOT EXISTS journal_waits (pending_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, outcome TEXT)");
   }
 
   // ── the run ────────────────────────────────────────────────────────────
@@ -111,6 +115,7 @@ export class CycleJournal {
   clear(runId: string): void {
     this.#sql.exec("DELETE FROM journal_steps WHERE run_id = ?", runId);
     this.#sql.exec("DELETE FROM journal_calls WHERE run_id = ?", runId);
+    this.#sql.exec("DELETE FROM journal_waits WHERE run_id = ?", runId);
     if (this.active()?.runId === runId) this.storage.delete(activeRunKey);
   }
 
@@ -182,6 +187,34 @@ export class CycleJournal {
   isOpen(toolCallId: string): boolean {
     const row = this.#sql.exec<{ open: number }>("SELECT COUNT(*) AS open FROM journal_calls WHERE call_id = ? AND outcome IS NULL", toolCallId).toArray()[0];
     return (row?.open ?? 0) > 0;
+  }
+
+  // ── waits: pending calls other than the call itself (an approval, calls waited for) ──
+
+  openWait(pendingId: string, runId: string): void {
+    this.#sql.exec("INSERT INTO journal_waits (pending_id, run_id) VALUES (?, ?) ON CONFLICT(pending_id) DO NOTHING", pendingId, runId);
+  }
+
+  isWaitOpen(pendingId: string): boolean {
+    const row = this.#sql.exec<{ open: number }>("SELECT COUNT(*) AS open FROM journal_waits WHERE pending_id = ? AND outcome IS NULL", pendingId).toArray()[0];
+    return (row?.open ?? 0) > 0;
+  }
+
+  /** Records a wait's outcome; the first one wins. */
+  finishWait(pendingId: string, outcome: ToolOutcome): void {
+    this.#sql.exec("UPDATE journal_waits SET outcome = ? WHERE pending_id = ? AND outcome IS NULL", JSON.stringify(outcome), pendingId);
+  }
+
+  waitOutcome(pendingId: string): ToolOutcome | undefined {
+    const row = this.#sql.exec<{ outcome: string | null }>("SELECT outcome FROM journal_waits WHERE pending_id = ?", pendingId).toArray()[0];
+    if (!row?.outcome) return undefined;
+    const parsed = ToolOutcome.safeParse(JSON.parse(row.outcome));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** Every open wait of a run (a failed run closes them). */
+  openWaits(runId: string): string[] {
+    return this.#sql.exec<{ pending_id: string }>("SELECT pending_id FROM journal_waits WHERE run_id = ? AND outcome IS NULL", runId).toArray().map((row) => row.pending_id);
   }
 
   /** The calls of one step, in the order they started. */

@@ -5,12 +5,12 @@
  */
 import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
-import type { AgentRecord } from "../db/agents";
+import type { AgentRecord } from "./agent-record";
 import type { Database } from "../db/client";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { createModel } from "../models/create-model";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
@@ -19,16 +19,19 @@ import { createConfiguredTools } from "../tools/engine/configured-tools";
 import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
 import { SerialQueue } from "../tools/serial-queue";
 import type { AgentStorage } from "./agent-storage";
-import type { CycleContext, ToolRuntime } from "./cycle-context";
+import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
-import { journalTools } from "./journaled-tools";
-import type { Goal } from "./knowledge/goals";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import type { Memory } from "./knowledge/memories";
-import type { Plan } from "./knowledge/plans";
+import { type CallGate, journalTools } from "./journaled-tools";
+import { needsApproval, requestApproval } from "../tools/engine/run-approval";
+import { failed } from "../tools/engine/tool-outcome";
+import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
+import type { Goal } from "../knowledge/goals";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import type { Memory } from "../knowledge/memories";
+import type { Plan } from "../knowledge/plans";
 import { buildSystemPrompt } from "./system-prompt";
-import type { ToolStreamObserver } from "./tool-stream-observer";
+import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
 const inputSettleTimeoutMs = 10_000;
 
@@ -46,6 +49,8 @@ export type CycleHost = {
   invalidateKnowledge(): void;
   plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
   publish(type: string, data: Record<string, unknown>): void;
+  /** Where the gateway is reachable (`PUBLIC_URL`, else the origin requests last came in on), for callback URLs. */
+  publicOrigin(): string | undefined;
   /** Aborted when the agent is deleted: the cycle stops and records nothing. */
   deleted: AbortSignal;
   /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
@@ -54,7 +59,7 @@ export type CycleHost = {
 };
 
 export type Attempt = {
-  context: CycleContext;
+  context: ToolContext;
   tools: ToolSet;
   observers: ToolStreamObserver[];
   settled: DeferredMap;
@@ -75,13 +80,15 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
 
   const settled = new DeferredMap();
   const callIds = new CallIds(journal.openCalls(run.runId));
-  const context: CycleContext = {
+  const context: ToolContext = {
     env,
     database,
     agent: identity,
     config: agent.config,
     runId: run.runId,
     hop: run.hop,
+    ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
+    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs),
     knowledge,
     spaces: new Map(spaces.map((space) => [space.id, space.name])),
     getActiveSpaceId: () => activeSpaceId,
@@ -97,6 +104,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       previous: (toolCallId) => journal.call(toolCallId),
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
       markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
+      openWait: (pendingId) => journal.openWait(pendingId, run.runId),
     },
     // Membership as of the cycle's start; a space joined since is checked in D1.
     // (A removal takes effect from the next cycle.)
@@ -122,10 +130,20 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     report: host.publish,
   });
   // Built-ins win a name clash, then the agent's own tools, then MCP tools.
-  const tools = journalTools({ ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) }, journal, callIds, {
-    runId: run.runId,
-    step: () => run.step,
-  });
+  const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
+  const gate: CallGate = async (call) => {
+    const approval = approvalFor(call.toolName);
+    if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false };
+    const decision = await requestApproval(context, { ...call, args: call.input, approval });
+    return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
+  };
+  const tools = journalTools(
+    { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) },
+    journal,
+    callIds,
+    { runId: run.runId, step: () => run.step },
+    gate,
+  );
   const events = storage.claimed(run.runId);
   const now = new Date();
   const system = buildSystemPrompt({

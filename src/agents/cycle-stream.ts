@@ -12,7 +12,7 @@ import { isToolOutcome, outcomeError, outcomeResult, outcomeStatus, type ToolOut
 import { SerialQueue } from "../tools/serial-queue";
 import { emptyUsage } from "./cycle-journal";
 import type { DeferredMap } from "./deferred-map";
-import type { ToolStreamObserver } from "./tool-stream-observer";
+import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
 export type StepStream = {
   runId: string;

@@ -7,7 +7,7 @@
  * find their pending row, their card, their reply). The model sees outcomes
  * through one mapping (`toModelOutput`); nothing is ever thrown at the SDK.
  */
-import type { Tool, ToolSet } from "ai";
+import { asSchema, type Tool, type ToolSet } from "ai";
 import { checkJsonDepth } from "../json";
 import type { CallIds } from "../tools/engine/call-ids";
 import { failed, isToolOutcome, toModelOutput, type ToolOutcome } from "../tools/engine/tool-outcome";
@@ -15,7 +15,13 @@ import type { CycleJournal } from "./cycle-journal";
 
 export type JournalPosition = { runId: string; step(): number };
 
-export function journalTools(tools: ToolSet, journal: CycleJournal, callIds: CallIds, position: JournalPosition): ToolSet {
+/**
+ * What stands between a call and its tool (an approval): the input to run
+ * with, or the outcome that ends the call without running it.
+ */
+export type CallGate = (call: { toolName: string; toolCallId: string; modelToolCallId: string; input: unknown; abortSignal?: AbortSignal }) => Promise<{ run: true; input: unknown; edited: boolean } | { run: false; outcome: ToolOutcome }>;
+
+export function journalTools(tools: ToolSet, journal: CycleJournal, callIds: CallIds, position: JournalPosition, gate?: CallGate): ToolSet {
   const wrapped: Record<string, Tool> = {};
   for (const [name, definition] of Object.entries(tools)) {
     const execute = definition.execute;
@@ -34,7 +40,12 @@ export function journalTools(tools: ToolSet, journal: CycleJournal, callIds: Cal
         }
         let outcome: ToolOutcome;
         try {
-          const value: unknown = await execute(input as never, options);
+          const passed = gate ? await gate({ toolName: name, toolCallId, modelToolCallId: options.toolCallId, input, abortSignal: options.abortSignal }) : { run: true as const, input, edited: false };
+          if (!passed.run) return journal.callFinished(toolCallId, passed.outcome);
+          // Arguments a person edited are held to the tool's own schema, like the model's were.
+          const checked = passed.edited ? await asSchema(definition.inputSchema).validate?.(passed.input) : undefined;
+          if (checked && !checked.success) return journal.callFinished(toolCallId, failed(`Tool "${name}" was approved with arguments it refuses: ${checked.error.message}`));
+          const value: unknown = await execute((checked?.success ? checked.value : passed.input) as never, options);
           outcome = isToolOutcome(value) ? value : { type: "ok", value };
         } catch (error) {
           console.error("tool threw", name, toolCallId, error);

@@ -13,8 +13,8 @@ import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
 import { retryRunRecord } from "./finish-run";
-import type { KnowledgeContext, PlanSchedule } from "./knowledge/knowledge-context";
-import { advancePlan, getPlan } from "./knowledge/plans";
+import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
+import { advancePlan, getPlan } from "../knowledge/plans";
 
 export type DeadlineDeps = {
   env: AppEnv;
@@ -47,7 +47,7 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
       const { toolCallId } = deadline.payload;
       storage.deleteDeadline(deadline.id);
       // A live waiter has its own timer, and a continued cycle times the call out itself.
-      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId)) return;
+      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId) || deps.journal.isWaitOpen(toolCallId)) return;
       return deps.owner.release(toolCallId);
     }
     case "call_expiry":

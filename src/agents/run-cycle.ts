@@ -74,6 +74,7 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
       startedAt: new Date(now).toISOString(),
       userMessage: inboxMessage(events, new Date(now), agent.config.limits.toolResponseMaxBytes),
       hop: Math.max(0, ...events.map((queued) => ("hop" in queued.event ? (queued.event.hop ?? 0) : 0))),
+      ...(initiatorOf(events) && { initiatorEntityId: initiatorOf(events) }),
       attempt: 1,
       notBefore: 0,
       step: 0,
@@ -216,6 +217,10 @@ async function failRun(
   error: string,
   d1Statements: number | null,
 ): Promise<void> {
+  // Approvals nobody gave can never let their call run now: they expire (a late answer gets 410).
+  for (const pendingId of host.journal.openWaits(run.runId)) {
+    await host.toolRuntime.owner.expire(pendingId).catch((expireError: unknown) => console.error("could not expire a wait", pendingId, expireError));
+  }
   const open = host.journal.openCalls(run.runId).filter((call) => !call.outcome);
   const pendingTools = new Set(host.agent.config.tools.filter((tool) => tool.executionType === "external" || tool.executionType === "space").map((tool) => tool.name));
   const unfinished = open.map((call) => {
@@ -256,3 +261,8 @@ function announce(host: CycleHost, prepared: Attempt, run: ActiveRun, type: "age
   }
 }
 
+
+/** The entity whose message started a run: the first space message among its events. */
+function initiatorOf(events: { event: { type: string; entityId?: string } }[]): string | undefined {
+  return events.find((queued) => queued.event.type === "space_message")?.event.entityId;
+}

@@ -3,10 +3,10 @@
  * spaces and active space, its goals, memories and plans, how its tools
  * behave, and a summary of this cycle's inbox.
  */
-import type { AgentIdentity } from "./cycle-context";
-import type { Goal } from "./knowledge/goals";
-import type { Memory } from "./knowledge/memories";
-import type { Plan } from "./knowledge/plans";
+import type { AgentIdentity } from "../tools/tool-context";
+import type { Goal } from "../knowledge/goals";
+import type { Memory } from "../knowledge/memories";
+import type { Plan } from "../knowledge/plans";
 import type { QueuedEvent } from "./inbox-event";
 
 export type PromptInput = {

@@ -7,7 +7,7 @@
 import type { Database } from "../db/client";
 import { listAgentMembers } from "../db/spaces";
 import type { AppEnv } from "../env";
-import type { Message } from "../spaces/message";
+import type { Message } from "../protocol/message";
 import { agentStub } from "./agent-stub";
 import type { InboxEvent } from "./inbox-event";
 
@@ -28,15 +28,15 @@ function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string
   };
 }
 
-async function deliver(env: AppEnv, targets: { agentId: string }[], event: InboxEvent, eventId: string): Promise<void> {
-  await Promise.all(targets.map((target) => agentStub(env, target.agentId).deliver(event, eventId)));
+async function deliver(env: AppEnv, targets: { agentId: string }[], event: InboxEvent, eventId: string, origin?: string): Promise<void> {
+  await Promise.all(targets.map((target) => agentStub(env, target.agentId).deliver(event, eventId, origin)));
 }
 
 /** After a message is posted: wake the agents the rules say. */
 export async function wakeAgentsForMessage(
   env: AppEnv,
   database: Database,
-  input: { message: Message; speaker: Speaker; spaceName?: string; agentMembers?: { agentId: string; entityId: string }[]; hop?: number },
+  input: { message: Message; speaker: Speaker; spaceName?: string; agentMembers?: { agentId: string; entityId: string }[]; hop?: number; origin?: string },
 ): Promise<void> {
   const { message, speaker } = input;
   const mentions = new Set(message.mentions ?? []);
@@ -47,7 +47,7 @@ export async function wakeAgentsForMessage(
   );
   if (targets.length === 0) return;
   // The message id makes redelivery idempotent: an inbox ignores an event id it already holds.
-  await deliver(env, targets, spaceMessageEvent(message, speaker, input.spaceName, input.hop ?? 0), `evt_${message.id}`);
+  await deliver(env, targets, spaceMessageEvent(message, speaker, input.spaceName, input.hop ?? 0), `evt_${message.id}`, input.origin);
 }
 
 /** An agent's `send_message` with mentions (its events are one hop further than the cycle that sent it). */

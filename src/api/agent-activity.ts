@@ -3,13 +3,14 @@
  * route, and the agent's own event stream.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
 import { agentStub } from "../agents/agent-stub";
-import { listGoals } from "../agents/knowledge/goals";
-import { listMemories } from "../agents/knowledge/memories";
-import { listPlans } from "../agents/knowledge/plans";
+import { listGoals } from "../knowledge/goals";
+import { listMemories } from "../knowledge/memories";
+import { listPlans } from "../knowledge/plans";
+import { getAgent } from "../agents/agent-record";
 import { agentNotFound } from "../db/agent-not-found";
-import { getAgent } from "../db/agents";
 import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";
@@ -31,9 +32,14 @@ const Run = z
     toolCalls: z.array(z.unknown()),
     usage: z.unknown(),
     error: z.string().nullable(),
+    notes: z.array(z.object({ at: z.string(), kind: z.string(), message: z.string() })),
     d1Statements: z.number().nullable(),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    /** `GET /api/runs/:runId` only: the run's calls still waiting for an answer, with their callback URLs. */
+    pendingCalls: z
+      .array(z.object({ toolCallId: z.string(), kind: z.enum(["call", "approval"]), toolName: z.string(), status: z.string(), expiresAt: z.string().nullable(), callbackUrl: z.string() }))
+      .optional(),
   })
   .openapi("Run");
 
@@ -70,9 +76,26 @@ export const agentActivityRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { runId } = c.req.valid("param");
-      const run = await getRun(getDatabase(c.env.DB), runId);
+      const database = getDatabase(c.env.DB);
+      const run = await getRun(database, runId);
       if (!run) throw notFound("Run", runId);
-      return c.json(run, 200);
+      // The run's calls that still wait for an answer, each with a callback URL a service can answer with one POST.
+      const open = await database
+        .select()
+        .from(pendingToolCalls)
+        .where(and(eq(pendingToolCalls.runId, runId), inArray(pendingToolCalls.status, ["waiting", "pending"])));
+      const origin = (typeof c.env.PUBLIC_URL === "string" && c.env.PUBLIC_URL) || new URL(c.req.url).origin;
+      const pendingCalls = await Promise.all(
+        open.map(async (call) => ({
+          toolCallId: call.toolCallId,
+          kind: call.kind,
+          toolName: call.toolName,
+          status: call.status,
+          expiresAt: call.expiresAt,
+          callbackUrl: await callbackUrl(c.env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt ? Date.parse(call.expiresAt) : Date.now() + callbackLifetimeMs),
+        })),
+      );
+      return c.json({ ...run, pendingCalls }, 200);
     },
   )
   .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {
@@ -133,7 +156,7 @@ export const agentActivityRoutes = createRouter()
       const { data } = c.req.valid("json");
       const hop = c.get("hop");
       // With an Idempotency-Key the event id is derived from it: the inbox ignores a retry.
-      const { eventId } = await agentStub(c.env, agentId).deliver({ type: "external", data, ...(hop > 0 && { hop }) }, c.get("idempotency") ? newId(c, "evt") : undefined);
+      const { eventId } = await agentStub(c.env, agentId).deliver({ type: "external", data, ...(hop > 0 && { hop }) }, c.get("idempotency") ? newId(c, "evt") : undefined, new URL(c.req.url).origin);
       return c.json({ eventId }, 202);
     },
   )

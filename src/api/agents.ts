@@ -3,8 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { AgentConfig } from "../agents/agent-config";
 import { getDatabase } from "../db/client";
+import { getAgent } from "../agents/agent-record";
 import { agentNotFound } from "../db/agent-not-found";
-import { getAgent } from "../db/agents";
 import { agents, entities } from "../db/schema";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
@@ -121,7 +121,7 @@ export const agentRoutes = createRouter()
       // Its object stops its timers, retries and streams, and forgets everything.
       await agentLifecycle.deleted(c.env, agentId);
       // Its spaces hear that it left, as for any removed member.
-      await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(space.id, agent.entityId)));
+      await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(agent.entityId)));
       return c.json({ success: true as const }, 200);
     },
   );

@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { ApiError, errorEnvelope } from "../errors";
 import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
+import { callbackRoutes } from "./callbacks";
 import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
@@ -48,6 +49,7 @@ export function createApp() {
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
+  app.route("/", callbackRoutes);
   app.route("/", statsRoutes);
 
   nameOperations(app.openAPIRegistry);

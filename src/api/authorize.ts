@@ -11,11 +11,17 @@ import { isMember } from "../db/spaces";
 import { forbidden } from "../errors";
 import type { ApiContext, ApiEnv } from "./context";
 import { refuseAgentSubject } from "./refuse-agent-subject";
+import { callbackPath } from "../security/callback-token";
 
 /** Stream routes also accept `?publicKey=&token=` (browsers cannot set WebSocket headers). */
 const streamPath = /\/stream$/;
 
 export const authentication: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  // A callback URL carries its own credential (a signed token naming one call).
+  if (c.req.path.startsWith(callbackPath)) {
+    c.set("principal", { kind: "callback" });
+    return next();
+  }
   const credentials = readCredentials(c.req.raw, { allowQuery: streamPath.test(c.req.path) });
   const principal = await authenticate(c.env, credentials);
   if (principal.kind === "entity") await refuseAgentSubject(getDatabase(c.env.DB), principal.entityId);
@@ -28,9 +34,10 @@ export function requireSecret(c: ApiContext): void {
 }
 
 /** The secret key, or a JWT entity that is a member of the space. */
-export async function requireSpaceAccess(c: ApiContext, spaceId: string): Promise<Principal> {
+export async function requireSpaceAccess(c: ApiContext, spaceId: string): Promise<Exclude<Principal, { kind: "callback" }>> {
   const principal = c.get("principal");
   if (principal.kind === "secret") return principal;
+  if (principal.kind === "callback") throw forbidden("A callback URL only answers its own call");
   if (!(await isMember(getDatabase(c.env.DB), spaceId, principal.entityId))) {
     throw forbidden(`Entity "${principal.entityId}" is not a member of space "${spaceId}"`);
   }

@@ -7,7 +7,8 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { getEntityWithAgent, listAgentsPage, listEntitiesPage, listSpacesPage } from "../db/discovery";
+import { listAgentsPage } from "../agents/agent-lists";
+import { getEntityWithAgent, listEntitiesPage, listSpacesPage } from "../db/discovery";
 import { decodePageCursor, type PageCursor } from "../db/page-cursor";
 import { ApiError, forbidden, notFound } from "../errors";
 import { requireSecret } from "./authorize";

@@ -8,7 +8,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
-import { Message } from "../spaces/message";
+import { Message } from "../protocol/message";
 
 const space = <T extends string, D extends z.ZodType>(type: T, data: D) =>
   z.object({ seq: z.number().int(), spaceId: z.string(), type: z.literal(type), at: z.string(), data });

@@ -40,7 +40,7 @@ export const idempotency: MiddlewareHandler<ApiEnv> = async (c, next) => {
     throw new ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces");
   }
   const principal = c.get("principal");
-  const scope = `${principal.kind === "secret" ? "secret" : principal.entityId} ${c.req.method} ${c.req.path}`;
+  const scope = `${principal.kind === "entity" ? principal.entityId : principal.kind} ${c.req.method} ${c.req.path}`;
   const fingerprint = await sha256Hex(await c.req.raw.clone().text());
   const database = getDatabase(c.env.DB);
   const now = Date.now();

@@ -8,19 +8,18 @@ import { listMessages } from "../db/messages";
 import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
 import { getSpace, loadMessageContext } from "../db/spaces";
 import { ApiError, forbidden, notFound } from "../errors";
-import { fullMessage, Message, redactMessage } from "../spaces/message";
-import { postSpaceMessage } from "../spaces/post-space-message";
+import { fullMessage, maxMentions, maxMessageChars, Message, redactMessage } from "../protocol/message";
+import { postSpaceMessage } from "../agents/post-space-message";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter, newId } from "./context";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
 
-export const maxMessageChars = 32_000;
 
 const SendMessage = z
   .object({
     text: z.string().min(1).max(maxMessageChars),
     entityId: z.string().min(1).max(100).optional().openapi({ description: "Required with the secret key: who is speaking" }),
-    mentions: z.array(z.string().min(1).max(100)).max(50).optional().openapi({ description: "Entity ids; a mentioned agent wakes" }),
+    mentions: z.array(z.string().min(1).max(100)).max(maxMentions).optional().openapi({ description: "Entity ids; a mentioned agent wakes" }),
   })
   .strict()
   .openapi("SendMessage");
@@ -72,6 +71,7 @@ export const messageRoutes = createRouter()
         // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
         ...(c.get("idempotency") && { id: newId(c, "msg") }),
         hop: c.get("hop"),
+        origin: new URL(c.req.url).origin,
         spaceId,
         spaceName: space.name,
         entityName: speaker.name,

@@ -7,7 +7,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { listAgentsInSpace } from "../db/discovery";
+import { listAgentsInSpace } from "../agents/agent-lists";
 import { getSpace } from "../db/spaces";
 import { notFound } from "../errors";
 import { isToolVisible, type ToolConfig } from "../tools/tool-config";

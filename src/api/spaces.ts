@@ -25,8 +25,13 @@ const CreateSpace = z
 
 const Space = z.object({ id: z.string(), name: z.string() }).openapi("Space");
 const SpaceDetail = Space.extend({ memberIds: z.array(z.string()), createdAt: z.string() }).openapi("SpaceDetail");
-const AddMember = z.object({ entityId }).strict().openapi("AddMember");
-const Membership = z.object({ spaceId: z.string(), entityId: z.string() }).openapi("Membership");
+const memberRole = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, "Roles are lowercase words such as approver or admin")
+  .openapi({ description: "Optional: what `answeredBy: {roles}` on a tool or approval checks" });
+const AddMember = z.object({ entityId, role: memberRole.optional() }).strict().openapi("AddMember");
+const SetRole = z.object({ role: memberRole.nullable() }).strict().openapi("SetMemberRole");
+const Membership = z.object({ spaceId: z.string(), entityId: z.string(), role: z.string().nullable().optional() }).openapi("Membership");
 
 export const spaceRoutes = createRouter()
   .openapi(
@@ -52,7 +57,6 @@ export const spaceRoutes = createRouter()
       if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
       const stub = spaceStub(c.env, id);
       await stub.emitMany(
-        id,
         memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })),
       );
       await notifyMembershipChanged(c.env, database, memberIds);
@@ -87,16 +91,41 @@ export const spaceRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { spaceId } = c.req.valid("param");
+      const { entityId: givenId, role } = c.req.valid("json");
       const database = getDatabase(c.env.DB);
-      const memberId = await resolveEntityId(database, c.req.valid("json").entityId);
+      const memberId = await resolveEntityId(database, givenId);
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
       if (!(await getEntity(database, memberId))) throw notFound("Entity", memberId);
       // The insert decides, so concurrent adds of one entity give one 201 (and one joined event) and 409s.
-      const added = await database.insert(members).values({ spaceId, entityId: memberId }).onConflictDoNothing().returning().get();
+      const added = await database.insert(members).values({ spaceId, entityId: memberId, role: role ?? null }).onConflictDoNothing().returning().get();
       if (!added) throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
-      await spaceStub(c.env, spaceId).emit(spaceId, { type: "space.member.joined", data: { entityId: memberId } });
+      await spaceStub(c.env, spaceId).emit({ type: "space.member.joined", data: { entityId: memberId } });
       await notifyMembershipChanged(c.env, database, [memberId]);
-      return c.json({ spaceId, entityId: memberId }, 201);
+      return c.json({ spaceId, entityId: memberId, ...(role && { role }) }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/api/spaces/{spaceId}/members/{entityId}",
+      operationId: "setMemberRole",
+      summary: "Set or clear a member's role",
+      tags: ["spaces"],
+      request: { params: SpaceIdParam.merge(EntityIdParam), ...jsonBody(SetRole) },
+      responses: { 200: jsonContent(Membership, "The membership with its role"), ...writeErrorResponses },
+    }),
+    async (c) => {
+      requireSecret(c);
+      const { spaceId, entityId: memberId } = c.req.valid("param");
+      const { role } = c.req.valid("json");
+      const updated = await getDatabase(c.env.DB)
+        .update(members)
+        .set({ role })
+        .where(and(eq(members.spaceId, spaceId), eq(members.entityId, memberId)))
+        .returning()
+        .get();
+      if (!updated) throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
+      return c.json({ spaceId, entityId: memberId, role: updated.role }, 200);
     },
   )
   .openapi(
@@ -119,7 +148,7 @@ export const spaceRoutes = createRouter()
         .returning()
         .get();
       if (!removed) throw new ApiError(404, "not_found", `Entity "${memberId}" is not a member of space "${spaceId}"`);
-      await spaceStub(c.env, spaceId).removeMember(spaceId, memberId);
+      await spaceStub(c.env, spaceId).removeMember(memberId);
       await notifyMembershipChanged(c.env, database, [memberId]);
       return c.json({ success: true as const }, 200);
     },

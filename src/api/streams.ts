@@ -8,7 +8,6 @@ import type { Principal } from "../auth/principal";
 import { getDatabase } from "../db/client";
 import { getSpace } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
-import { spaceIdHeader } from "../spaces/space-do";
 import { spaceStub } from "../spaces/space-stub";
 import { parseAfterSeq, subscriberHeaders } from "../streams/open-stream";
 import { requireSpaceAccess } from "./authorize";
@@ -68,6 +67,6 @@ export const streamRoutes = createRouter().openapi(
     if (!(await getSpace(getDatabase(c.env.DB), spaceId))) throw notFound("Space", spaceId);
     checkStreamRequest(c.req.raw);
     // The Durable Object answers with a 101 or an SSE body; hand it through untouched.
-    return spaceStub(c.env, spaceId).fetch(streamRequest(c.req.raw, principal, { [spaceIdHeader]: spaceId })) as unknown as ReturnType<typeof c.json>;
+    return spaceStub(c.env, spaceId).fetch(streamRequest(c.req.raw, principal, {})) as unknown as ReturnType<typeof c.json>;
   },
 );

@@ -1,20 +1,10 @@
-/** The discovery lists (spaces, agents, entities), one keyset page at a time. */
+/** The discovery lists of spaces and entities, one keyset page at a time (agents: agents/agent-lists.ts). */
 import { and, count, eq, inArray } from "drizzle-orm";
 import type { Database } from "./client";
-import { storedConfig } from "./agents";
 import { pageAfter, toPage, type PageCursor } from "./page-cursor";
 import { agents, entities, members, spaces } from "./schema";
 
 export type SpaceSummary = { id: string; name: string; createdAt: string; memberCount: number };
-export type AgentSummary = {
-  id: string;
-  entityId: string;
-  name: string;
-  description?: string;
-  model: { provider: string; name?: string };
-  createdAt: string;
-  updatedAt: string;
-};
 export type EntitySummary = { id: string; type: "human" | "agent" | "service"; name: string; externalId?: string; agentId?: string; createdAt: string };
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
@@ -47,23 +37,6 @@ export async function listSpacesPage(
     : await database.select(columns).from(spaces).where(where).orderBy(...orderBy).limit(options.limit + 1);
   const page = toPage(rows, options.limit);
   return { items: await withMemberCounts(database, page.items), nextCursor: page.nextCursor };
-}
-
-export async function listAgentsPage(database: Database, options: { limit: number; cursor?: PageCursor }): Promise<Page<AgentSummary>> {
-  const { where, orderBy } = pageAfter(agents, options.cursor);
-  const rows = await database.select().from(agents).where(where).orderBy(...orderBy).limit(options.limit + 1);
-  const page = toPage(rows, options.limit);
-  return {
-    nextCursor: page.nextCursor,
-    items: page.items.map((row) => {
-      const config = storedConfig(row.config);
-      const model: AgentSummary["model"] = { provider: config.model.provider };
-      if ("name" in config.model && config.model.name) model.name = config.model.name;
-      const summary: AgentSummary = { id: row.id, entityId: row.entityId, name: row.name, model, createdAt: row.createdAt, updatedAt: row.updatedAt };
-      if (config.agent.description) summary.description = config.agent.description;
-      return summary;
-    }),
-  };
 }
 
 export async function listEntitiesPage(
@@ -108,12 +81,3 @@ export async function getEntityWithAgent(database: Database, entityId: string): 
   return summary;
 }
 
-/** The agents that are members of a space, with their configs (read through the current schema). */
-export async function listAgentsInSpace(database: Database, spaceId: string) {
-  const rows = await database
-    .select({ id: agents.id, entityId: agents.entityId, name: agents.name, config: agents.config })
-    .from(members)
-    .innerJoin(agents, eq(members.entityId, agents.entityId))
-    .where(eq(members.spaceId, spaceId));
-  return rows.map((row) => ({ ...row, config: storedConfig(row.config) }));
-}

@@ -1,6 +1,6 @@
 /** Message rows in D1 and their conversion to the contract's message shape. */
 import { and, asc, desc, eq, gt } from "drizzle-orm";
-import { Message, type ToolCallPart } from "../spaces/message";
+import { Message, type ToolCallPart } from "../protocol/message";
 import type { Database } from "./client";
 import { messages } from "./schema";
 

@@ -52,6 +52,8 @@ export const members = sqliteTable(
     entityId: text("entity_id")
       .notNull()
       .references(() => entities.id, { onDelete: "cascade" }),
+    /** Optional: lets `answeredBy: {roles}` give answers to some members only. */
+    role: text("role"),
     joinedAt: createdAt(),
   },
   (table) => [primaryKey({ columns: [table.spaceId, table.entityId] }), index("members_entity_idx").on(table.entityId)],
@@ -111,6 +113,8 @@ export const pendingToolCalls = sqliteTable(
     agentId: text("agent_id").notNull(),
     agentEntityId: text("agent_entity_id").notNull(),
     toolName: text("tool_name").notNull(),
+    /** `call` (an external or space tool's result) or `approval` (a yes/no that gates a tool). */
+    kind: text("kind", { enum: ["call", "approval"] }).notNull().default("call"),
     executionType: text("execution_type").notNull(),
     args: text("args", { mode: "json" }).notNull(),
     status: text("status", { enum: ["waiting", "pending", "resolved", "expired"] }).notNull(),
@@ -118,6 +122,12 @@ export const pendingToolCalls = sqliteTable(
     spaceId: text("space_id"),
     messageId: text("message_id"),
     displayMode: text("display_mode"),
+    /** Who may answer with a token (AnsweredBy); null: any member of the card's space. */
+    answeredBy: text("answered_by", { mode: "json" }),
+    /** The entity whose message started the run (for `answeredBy: "initiator"`). */
+    initiatorEntityId: text("initiator_entity_id"),
+    /** Set when an unanswered card was moved on (`onTimeout: "escalate"`); it moves once. */
+    escalatedAt: text("escalated_at"),
     expiresAt: text("expires_at"),
     createdAt: createdAt(),
     updatedAt: text("updated_at").notNull(),

@@ -11,7 +11,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createWorkersAI } from "workers-ai-provider";
-import type { ModelConfig } from "../agents/agent-config";
+import type { ModelConfig } from "./model-config";
 import type { AppEnv } from "../env";
 import { describeSecretRefusal, readSecret } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";

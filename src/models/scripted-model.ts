@@ -13,7 +13,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
-import type { ScriptedTurn } from "../agents/agent-config";
+import type { ScriptedTurn } from "./model-config";
 import { createId } from "../ids";
 
 /** What the model answers once every turn has been played. */
@@ -52,7 +52,7 @@ export function createScriptedModel(options: ScriptedModelOptions): LanguageMode
     return {
       text: turn.text ?? "",
       toolCalls: (turn.toolCalls ?? []).map((call) => ({
-        toolCallId: createId("call"),
+        toolCallId: call.id ?? createId("call"),
         toolName: call.name,
         input: JSON.stringify(call.args ?? {}),
       })),

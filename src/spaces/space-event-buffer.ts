@@ -9,14 +9,16 @@
  * a few calls, not one per delta.
  */
 import type { AppEnv } from "../env";
-import type { SpaceEventInput } from "./space-event";
-import { type SpaceRpc, spaceStub } from "./space-stub";
+import type { SpaceEventInput } from "../protocol/space-event";
+import type { SpacePort } from "../protocol/space-port";
+import type { SpaceChannel } from "../tools/tool-context";
+import { spaceStub } from "./space-stub";
 
 /** How long streamed events wait for company: short enough to look live. */
 export const batchWindowMs = 16;
 
-export class SpaceEventBuffer {
-  #stubs = new Map<string, SpaceRpc>();
+export class SpaceEventBuffer implements SpaceChannel {
+  #stubs = new Map<string, SpacePort>();
   #queued = new Map<string, SpaceEventInput[]>();
   #inFlight = new Set<Promise<unknown>>();
   #timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -40,7 +42,7 @@ export class SpaceEventBuffer {
    * The space's stub, after every event pushed so far has been sent on it:
    * a call made on it now is ordered after them.
    */
-  ordered(spaceId: string): SpaceRpc {
+  ordered(spaceId: string): SpacePort {
     this.#send(spaceId);
     return this.#stub(spaceId);
   }
@@ -58,7 +60,7 @@ export class SpaceEventBuffer {
     return call;
   }
 
-  #stub(spaceId: string): SpaceRpc {
+  #stub(spaceId: string): SpacePort {
     let stub = this.#stubs.get(spaceId);
     if (!stub) {
       stub = spaceStub(this.env, spaceId);
@@ -75,7 +77,7 @@ export class SpaceEventBuffer {
     if (!batch) return;
     this.#queued.delete(spaceId);
     const call = this.#stub(spaceId)
-      .emitMany(spaceId, batch)
+      .emitMany(batch)
       .catch((error: unknown) => {
         console.error("space event delivery failed", spaceId, error);
         // A failed stub may be broken for good: the next call gets a fresh one.

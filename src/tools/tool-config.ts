@@ -6,15 +6,14 @@ import { z } from "@hono/zod-openapi";
 import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
 import { checkInputSchema } from "./json-schema/check-input-schema";
+import { JsonSchemaObject } from "./json-schema-object";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
+import { AnsweredBy, ApprovalConfig, WaitPolicyFields } from "./wait-policy-config";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
 
-/** A JSON Schema object describing a tool's input; compiled and checked by `checkInputSchema`. */
-export const JsonSchemaObject = z.record(z.string(), z.unknown()).openapi("JsonSchema", {
-  description: "A JSON Schema (draft 2020-12 or 7) for the tool's input object",
-});
+export { JsonSchemaObject };
 
 export const ToolDisplay = z
   .object({
@@ -55,13 +54,18 @@ const common = {
   timeout: z.number().int().positive().max(maxToolTimeoutMs).optional(),
   displayTool: z.boolean().optional(),
   display: ToolDisplay.optional(),
+  /** Puts the call behind a person's approval in the active space (any execution type). */
+  approval: ApprovalConfig.optional(),
 };
+
+/** `external` and `space` calls wait on someone: what happens when nobody answers in time. */
+const waiting = { ...WaitPolicyFields };
 
 export const ToolConfig = z
   .discriminatedUnion("executionType", [
     z.object({ ...common, executionType: z.literal("gateway"), execution: GatewayExecution }).strict(),
-    z.object({ ...common, executionType: z.literal("external"), execution: PendingExecution.optional() }).strict(),
-    z.object({ ...common, executionType: z.literal("space"), execution: PendingExecution.optional() }).strict(),
+    z.object({ ...common, ...waiting, executionType: z.literal("external"), execution: PendingExecution.optional() }).strict(),
+    z.object({ ...common, ...waiting, answeredBy: AnsweredBy.optional(), executionType: z.literal("space"), execution: PendingExecution.optional() }).strict(),
     z.object({ ...common, executionType: z.literal("internal"), execution: z.object({}).strict().optional() }).strict(),
     z.object({ ...common, executionType: z.literal("prebuilt"), execution: PrebuiltExecution }).strict(),
   ])
@@ -94,8 +98,22 @@ export const ToolConfig = z
         context.addIssue({ code: "custom", path: ["inputSchema", ...problem.path], message: problem.message });
       }
     }
+    if (tool.executionType === "external" || tool.executionType === "space") {
+      if (tool.onTimeout === "approve") context.addIssue({ code: "custom", path: ["onTimeout"], message: '"approve" is for approvals; a waiting call may "error", "deny" or "escalate"' });
+      if (tool.onTimeout === "escalate" && !tool.escalateTo) context.addIssue({ code: "custom", path: ["escalateTo"], message: 'Required with onTimeout "escalate"' });
+      if (tool.isAsync && (tool.onTimeout !== undefined || tool.reminders !== undefined)) {
+        context.addIssue({ code: "custom", path: ["onTimeout"], message: "An async call does not wait: onTimeout and reminders apply to sync calls (use execution.expiresIn for async ones)" });
+      }
+    }
+    for (const problem of checkApprovalConfig(tool.approval)) context.addIssue({ code: "custom", path: ["approval", ...problem.path], message: problem.message });
   })
   .openapi("ToolConfig");
+
+/** An approval's `when` must be a schema that compiles, like any input schema. */
+export function checkApprovalConfig(approval: ApprovalConfig | undefined): { path: (string | number)[]; message: string }[] {
+  if (!approval || approval.required === true) return [];
+  return checkInputSchema(approval.required.when).map((problem) => ({ path: ["required", "when", ...problem.path], message: problem.message }));
+}
 
 export type ToolConfig = z.infer<typeof ToolConfig>;
 export type ExecutionType = ToolConfig["executionType"];

@@ -1,7 +1,7 @@
 import { generateText, isStepCount, jsonSchema, streamText, tool } from "ai";
 import type { TextStreamPart, ToolSet } from "ai";
 import { describe, expect, it } from "vitest";
-import type { ScriptedTurn } from "../../src/agents/agent-config";
+import type { ScriptedTurn } from "../../src/models/model-config";
 import { createScriptedModel, scriptFinishedText } from "../../src/models/scripted-model";
 
 /** Stands in for Durable Object storage: async reads and writes of one index. */

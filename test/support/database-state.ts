@@ -2,7 +2,9 @@
  * What a failed request must leave untouched: row counts of the contract's
  * tables, and a space's event seq (read from its SpaceDO).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { EventLog } from "../../src/streams/event-log";
 
 export type RowCounts = { entities: number; agents: number; spaces: number; members: number; messages: number };
 
@@ -13,7 +15,7 @@ export async function countRows(): Promise<RowCounts> {
   return { entities, agents, spaces, members, messages };
 }
 
-/** The last seq the space's object handed out (0 before its first event). */
+/** The last seq the space's object handed out (0 before its first event), read inside the object. */
 export async function spaceSeq(spaceId: string): Promise<number> {
-  return env.SPACE.get(env.SPACE.idFromName(spaceId)).lastSeq();
+  return runInDurableObject(env.SPACE.getByName(spaceId), async (_instance, state) => new EventLog(state.storage.sql).lastSeq);
 }

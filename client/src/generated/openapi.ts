@@ -325,7 +325,8 @@ export type paths = {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /** Set or clear a member's role */
+        put: operations["setMemberRole"];
         post?: never;
         /** Remove a member from a space */
         delete: operations["removeSpaceMember"];
@@ -406,6 +407,26 @@ export type paths = {
          * @description Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists).
          */
         post: operations["submitToolResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/callbacks/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a pending call through its callback URL
+         * @description The token from a pending call's `callbackUrl` is the only credential. Answer once with `result` (or `error`); the same body again is a duplicate.
+         */
+        post: operations["answerCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -637,6 +658,10 @@ export type components = {
             runId?: string;
             /** @enum {string} */
             displayMode?: "full" | "minimal";
+            /** @enum {string} */
+            kind?: "approval";
+            approves?: string;
+            remindedAt?: string;
         };
         /** @description One event of an agent stream (secret key): every tool call with full args and results, cycles, calls to execute */
         AgentEvent: {
@@ -1048,6 +1073,9 @@ export type components = {
             };
             /** @default [] */
             tools: components["schemas"]["ToolConfig"][];
+            approvals?: {
+                [key: string]: components["schemas"]["ApprovalConfig"];
+            };
             mcp?: {
                 /** @default [] */
                 servers: {
@@ -1134,6 +1162,7 @@ export type components = {
                     args: {
                         [key: string]: unknown;
                     };
+                    id?: string;
                 }[];
             }[];
         };
@@ -1154,6 +1183,7 @@ export type components = {
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
             };
+            approval?: components["schemas"]["ApprovalConfig"];
             /** @enum {string} */
             executionType: "gateway";
             execution: {
@@ -1186,6 +1216,14 @@ export type components = {
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
             };
+            approval?: components["schemas"]["ApprovalConfig"];
+            /** @enum {string} */
+            onTimeout?: "error" | "deny" | "approve" | "escalate";
+            escalateTo?: {
+                spaceId?: string;
+                mentions?: string[];
+            };
+            reminders?: number[];
             /** @enum {string} */
             executionType: "external";
             execution?: {
@@ -1209,6 +1247,15 @@ export type components = {
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
             };
+            approval?: components["schemas"]["ApprovalConfig"];
+            /** @enum {string} */
+            onTimeout?: "error" | "deny" | "approve" | "escalate";
+            escalateTo?: {
+                spaceId?: string;
+                mentions?: string[];
+            };
+            reminders?: number[];
+            answeredBy?: components["schemas"]["AnsweredBy"];
             /** @enum {string} */
             executionType: "space";
             execution?: {
@@ -1232,6 +1279,7 @@ export type components = {
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
             };
+            approval?: components["schemas"]["ApprovalConfig"];
             /** @enum {string} */
             executionType: "internal";
             execution?: Record<string, never>;
@@ -1252,6 +1300,7 @@ export type components = {
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
             };
+            approval?: components["schemas"]["ApprovalConfig"];
             /** @enum {string} */
             executionType: "prebuilt";
             execution: {
@@ -1261,6 +1310,25 @@ export type components = {
         /** @description A JSON Schema (draft 2020-12 or 7) for the tool's input object */
         JsonSchema: {
             [key: string]: unknown;
+        };
+        ApprovalConfig: {
+            required: true | {
+                when: components["schemas"]["JsonSchema"];
+            };
+            timeout?: number;
+            answeredBy?: components["schemas"]["AnsweredBy"];
+            /** @enum {string} */
+            onTimeout?: "error" | "deny" | "approve" | "escalate";
+            escalateTo?: {
+                spaceId?: string;
+                mentions?: string[];
+            };
+            reminders?: number[];
+        };
+        AnsweredBy: "members" | "initiator" | {
+            entities: string[];
+        } | {
+            roles: string[];
         };
         Agent: {
             id: string;
@@ -1285,9 +1353,23 @@ export type components = {
             toolCalls: unknown[];
             usage?: unknown;
             error: string | null;
+            notes: {
+                at: string;
+                kind: string;
+                message: string;
+            }[];
             d1Statements: number | null;
             createdAt: string;
             finishedAt: string | null;
+            pendingCalls?: {
+                toolCallId: string;
+                /** @enum {string} */
+                kind: "call" | "approval";
+                toolName: string;
+                status: string;
+                expiresAt: string | null;
+                callbackUrl: string;
+            }[];
         };
         InboxPush: {
             /** @enum {string} */
@@ -1309,9 +1391,16 @@ export type components = {
         Membership: {
             spaceId: string;
             entityId: string;
+            role?: string | null;
         };
         AddMember: {
             entityId: string;
+            /** @description Optional: what `answeredBy: {roles}` on a tool or approval checks */
+            role?: string;
+        };
+        SetMemberRole: {
+            /** @description Optional: what `answeredBy: {roles}` on a tool or approval checks */
+            role: string | null;
         };
         SpaceToolList: {
             tools: components["schemas"]["SpaceTool"][];
@@ -1373,6 +1462,12 @@ export type components = {
             /** @description Any JSON value: what the tool returns to the agent (its fields are never interpreted) */
             result?: unknown;
             /** @description Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error) */
+            error?: string;
+        };
+        CallbackAnswer: {
+            /** @description Any JSON value: the call's result */
+            result?: unknown;
+            /** @description Instead of `result`: the call failed, with this message */
             error?: string;
         };
         Stats: {
@@ -2901,6 +2996,96 @@ export interface operations {
             };
         };
     };
+    setMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spaceId: string;
+                entityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetMemberRole"];
+            };
+        };
+        responses: {
+            /** @description The membership with its role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     removeSpaceMember: {
         parameters: {
             query?: never;
@@ -3345,7 +3530,111 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The answer does not fit the call (an approval's shape or edited arguments); nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The agent could not take the result; nothing changed (retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallbackAnswer"];
+            };
+        };
+        responses: {
+            /** @description Accepted (or the same answer again) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        agentEntityId: string;
+                        /** @enum {boolean} */
+                        duplicate?: true;
+                    };
+                };
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a valid callback token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The call no longer exists */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Already answered differently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The callback URL or the call expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The answer does not fit the call */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent could not take it; nothing changed (retry) */
             503: {
                 headers: {
                     [name: string]: unknown;

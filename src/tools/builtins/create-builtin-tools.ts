@@ -4,12 +4,12 @@
  * parallel step behaves as written.
  */
 import type { Tool, ToolSet } from "ai";
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import { SerialQueue } from "../serial-queue";
 import { createKnowledgeTools } from "./knowledge-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
 
-export function createBuiltinTools(context: CycleContext, queue: SerialQueue): ToolSet {
+export function createBuiltinTools(context: ToolContext, queue: SerialQueue): ToolSet {
   const tools: Record<string, Tool> = { ...createSpaceTools(context, queue), ...createKnowledgeTools(context) };
   for (const [name, definition] of Object.entries(tools)) {
     const execute = definition.execute;

@@ -5,11 +5,11 @@
  * have (derived from the call's gateway id).
  */
 import { parsePartialJson } from "ai";
-import type { CycleContext } from "../../agents/cycle-context";
-import type { ToolStreamObserver } from "../../agents/tool-stream-observer";
+import type { ToolContext } from "../tool-context";
+import type { ToolStreamObserver } from "../tool-stream-observer";
 import { messageIdForCall } from "../engine/call-ids";
 
-export function createSendMessageStreamer(context: CycleContext): ToolStreamObserver {
+export function createSendMessageStreamer(context: ToolContext): ToolStreamObserver {
   const sent = new Map<string, number>();
   const spaces = new Map<string, string>();
   // An `enter_space` earlier in the same step has not finished when the next

@@ -7,9 +7,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import { listRecentMessages } from "../../db/messages";
-import type { Message } from "../../spaces/message";
+import { maxMentions, maxMessageChars, type Message } from "../../protocol/message";
 import { messageIdForCall } from "../engine/call-ids";
 import { failed, succeeded } from "../engine/tool-outcome";
 import type { SerialQueue } from "../serial-queue";
@@ -22,8 +22,8 @@ const schemas = {
   empty: zodSchema(z.object({})),
   sendMessage: zodSchema(
     z.object({
-      text: z.string().min(1).max(32_000),
-      mentions: z.array(z.string()).max(50).optional().describe("Entity ids to mention; mentioned agents wake up"),
+      text: z.string().min(1).max(maxMessageChars),
+      mentions: z.array(z.string()).max(maxMentions).optional().describe("Entity ids to mention; mentioned agents wake up"),
     }),
   ),
   readMessages: zodSchema(
@@ -53,7 +53,7 @@ function compact(message: Message) {
 /** Built-ins that take their place in the call order themselves (the rest of their work runs alongside). */
 export const selfOrderedTools: ReadonlySet<string> = new Set(["enter_space", "read_messages"]);
 
-export function createSpaceTools(context: CycleContext, order: SerialQueue) {
+export function createSpaceTools(context: ToolContext, order: SerialQueue) {
   return {
     enter_space: tool({
       description: "Enter a space you are a member of: it becomes your active space (where send_message and visible tools go). Returns its recent history.",
@@ -97,7 +97,7 @@ export function createSpaceTools(context: CycleContext, order: SerialQueue) {
         const messageId = messageIdForCall(context.callIds.idFor(toolCallId));
         const uniqueMentions = [...new Set(mentions ?? [])].filter((id) => id !== context.agent.entityId);
         const stub = context.spaceEvents.ordered(spaceId);
-        const message = await context.spaceEvents.track(stub.postMessage(spaceId, {
+        const message = await context.spaceEvents.track(stub.postMessage({
           id: messageId,
           entityId: context.agent.entityId,
           role: "assistant",

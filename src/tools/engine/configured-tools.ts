@@ -6,8 +6,8 @@
  * cards and records use the gateway's (`context.callIds`).
  */
 import { dynamicTool, jsonSchema, parsePartialJson, type Tool, type ToolSet } from "ai";
-import type { CycleContext } from "../../agents/cycle-context";
-import type { ToolStreamObserver } from "../../agents/tool-stream-observer";
+import type { ToolContext } from "../tool-context";
+import type { ToolStreamObserver } from "../tool-stream-observer";
 import { stripTargetSpaceId, withTargetSpaceId } from "../display-tool-schema";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
 import type { ToolConfig } from "../tool-config";
@@ -28,7 +28,7 @@ export function resolveTool(config: ToolConfig): ResolvedTool {
   return { config, description: config.description ?? "", inputSchema: config.inputSchema ?? { type: "object", properties: {} } };
 }
 
-export function createConfiguredTools(context: CycleContext): { tools: ToolSet; observers: ToolStreamObserver[] } {
+export function createConfiguredTools(context: ToolContext): { tools: ToolSet; observers: ToolStreamObserver[] } {
   const byName = new Map(context.config.tools.map((config) => [config.name, resolveTool(config)]));
   const tracks = new Map<string, CallTrack>();
   const tools: Record<string, Tool> = {};

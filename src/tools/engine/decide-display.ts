@@ -4,7 +4,7 @@
  * every `space` tool) → the active space, or the contract's "not in a space"
  * error; `display.mode: "hidden"` → nowhere.
  */
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import { isToolVisible, type ToolConfig } from "../tool-config";
 import type { ToolCard } from "./tool-events";
 
@@ -21,7 +21,7 @@ export function usesActiveSpace(tool: ToolConfig): boolean {
   return tool.executionType === "space" || isToolVisible(tool);
 }
 
-export async function decideDisplay(tool: ToolConfig, context: CycleContext, targetSpaceId: string | undefined): Promise<DisplayDecision> {
+export async function decideDisplay(tool: ToolConfig, context: ToolContext, targetSpaceId: string | undefined): Promise<DisplayDecision> {
   if (tool.display?.mode === "hidden" && tool.executionType !== "space") return { ok: true };
   if (tool.displayTool && targetSpaceId !== undefined) {
     if (!(await context.isMemberOf(targetSpaceId))) {

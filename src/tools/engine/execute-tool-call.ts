@@ -4,7 +4,7 @@
  * inline; external and space calls become PendingToolCalls (async: pending at
  * once; sync: wait up to `timeout`). Returns a typed outcome, never throws.
  */
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import { stripTargetSpaceId } from "../display-tool-schema";
 import { runGatewayTool } from "../gateway/execute-gateway-tool";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
@@ -20,7 +20,7 @@ import { failed, outcomeError, succeeded, type ToolOutcome } from "./tool-outcom
 
 export type ToolCallInput = { toolCallId: string; modelToolCallId: string; input: unknown; abortSignal?: AbortSignal };
 
-export async function executeToolCall(context: CycleContext, resolved: ResolvedTool, call: ToolCallInput, track: CallTrack): Promise<ToolOutcome> {
+export async function executeToolCall(context: ToolContext, resolved: ResolvedTool, call: ToolCallInput, track: CallTrack): Promise<ToolOutcome> {
   const { config } = resolved;
   // Streamed events of this call reach the space before anything below.
   await context.inputSettled(call.modelToolCallId);
@@ -51,7 +51,7 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
     const stub = context.spaceEvents.ordered(card.spaceId);
     // The card's id comes from the call: posting it again after a restart finds the same message.
     const message = await context.spaceEvents.track(
-      stub.postMessage(card.spaceId, {
+      stub.postMessage({
         id: messageIdForCall(call.toolCallId),
         entityId: context.agent.entityId,
         role: "tool",
@@ -80,7 +80,7 @@ export async function executeToolCall(context: CycleContext, resolved: ResolvedT
   return outcome;
 }
 
-async function runInline(context: CycleContext, resolved: ResolvedTool, toolCallId: string, args: unknown, abortSignal: AbortSignal | undefined): Promise<ToolOutcome> {
+async function runInline(context: ToolContext, resolved: ResolvedTool, toolCallId: string, args: unknown, abortSignal: AbortSignal | undefined): Promise<ToolOutcome> {
   const { config } = resolved;
   const maxBytes = context.config.limits.toolResponseMaxBytes;
   try {
@@ -114,6 +114,6 @@ async function runInline(context: CycleContext, resolved: ResolvedTool, toolCall
 }
 
 /** A call that fails before it runs: the card that started streaming gets `tool.error`. */
-async function failEarly(context: CycleContext, card: ToolCard, call: { toolCallId: string; toolName: string; args: unknown }, error: string): Promise<void> {
+async function failEarly(context: ToolContext, card: ToolCard, call: { toolCallId: string; toolName: string; args: unknown }, error: string): Promise<void> {
   await toolFinished(context.spaceEvents.ordered(card.spaceId), card, call, { error });
 }

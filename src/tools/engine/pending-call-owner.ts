@@ -10,11 +10,15 @@
  */
 import { canonicalJson } from "../../canonical-json";
 import type { Database } from "../../db/client";
-import type { AppEnv } from "../../env";
-import { spaceStub } from "../../spaces/space-stub";
+import type { SpacePort } from "../../protocol/space-port";
+import { and, eq, isNull } from "drizzle-orm";
+import { pendingToolCalls } from "../../db/schema";
+import { isMember } from "../../db/spaces";
+import type { WaitPolicy } from "../wait-policy-config";
+import { messageIdForCall } from "./call-ids";
 import { KeyedLock } from "./keyed-lock";
 import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./pending-calls";
-import { settleCard } from "./tool-events";
+import { cardPart, settleCard } from "./tool-events";
 import { failed, outcomeError, outcomeResult, type ToolOutcome } from "./tool-outcome";
 
 /** A staged outcome whose transition did not show up in D1 this long after is dropped (it never happened). */
@@ -24,12 +28,17 @@ export type SubmitAnswer =
   | { kind: "accepted" }
   | { kind: "duplicate" }
   | { kind: "conflict" }
-  | { kind: "expired"; expiresAt: string | null };
+  | { kind: "expired"; expiresAt: string | null }
+  /** The answer does not fit the call (e.g. an approval with arguments the tool refuses): nothing changed. */
+  | { kind: "invalid"; message: string };
+
+export type TimeoutResult = { outcome: ToolOutcome } | { escalated: true };
 
 /** What the owner needs of the agent object (implemented there). */
 export type PendingCallHost = {
-  env: AppEnv;
   database(): Database;
+  /** The space a call's card is in. */
+  space(spaceId: string): SpacePort;
   transaction<T>(work: () => T): T;
   stage(toolCallId: string, outcome: ToolOutcome): void;
   unstage(toolCallId: string): void;
@@ -43,6 +52,10 @@ export type PendingCallHost = {
   deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean;
   /** Queues a `tool_result` event (idempotent by call id). */
   deliverToInbox(call: PendingCall, outcome: ToolOutcome): void;
+  /** Why an answer does not fit its call (checked before anything changes), or undefined. */
+  checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<string | undefined>;
+  /** The agent stream. */
+  publish(type: string, data: Record<string, unknown>): void;
 };
 
 type Settled = { status: "resolved" | "expired"; result: unknown; expiresAt: string | null };
@@ -67,6 +80,8 @@ export class PendingCallOwner {
         await this.#expire(call);
         return answerFor(this.#settled.get(call.toolCallId) ?? (await this.#current(call.toolCallId)), result);
       }
+      const problem = await this.host.checkAnswer(call, outcome);
+      if (problem !== undefined) return { kind: "invalid", message: problem };
       await this.#stage(call.toolCallId, outcome);
       const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "resolved", { result });
       if (!won) {
@@ -90,18 +105,38 @@ export class PendingCallOwner {
   }
 
   /**
-   * A sync wait ended without an outcome: the call turns `pending` (a late
-   * result goes to the inbox) and the cycle records the timeout. Returns the
-   * outcome that stands, which is the result if one won the race.
+   * A sync wait ran out of time without an outcome. What happens is the
+   * wait's policy: `error` (the call turns `pending`: a late result goes to
+   * the inbox; the cycle records the timeout), `deny` or `approve` (the call
+   * is settled that way), `escalate` (the card moves on once and the wait
+   * starts again). A result that won the race just now stands instead.
    */
-  timeOut(toolCallId: string, toolName: string, timeoutMs: number): Promise<ToolOutcome> {
-    return this.#locks.run(toolCallId, async () => {
-      const recorded = this.host.recordedOutcome(toolCallId);
-      if (recorded) return recorded;
-      await transitionPendingCall(this.host.database(), toolCallId, ["waiting"], "pending");
-      const outcome = failed(`Tool "${toolName}" timed out after ${timeoutMs}ms`);
-      this.host.deliverToCycle(toolCallId, outcome);
-      return this.host.recordedOutcome(toolCallId) ?? outcome;
+  timeOut(pendingId: string, toolName: string, policy: WaitPolicy): Promise<TimeoutResult> {
+    return this.#locks.run(pendingId, async () => {
+      const recorded = this.host.recordedOutcome(pendingId);
+      if (recorded) return { outcome: recorded };
+      if (policy.onTimeout === "escalate" && (await this.#escalate(pendingId, policy))) return { escalated: true };
+      if (policy.onTimeout === "deny" || policy.onTimeout === "approve") {
+        const call = await getPendingCall(this.host.database(), pendingId);
+        if (call && !settledOf(call)) {
+          const reason = "No answer in time";
+          const result = policy.onTimeout === "approve" ? { approved: true, automatic: true, reason } : call.kind === "approval" ? { approved: false, automatic: true, reason } : { denied: true, reason };
+          const outcome: ToolOutcome = call.kind === "approval" || policy.onTimeout === "approve" ? { type: "ok", value: result } : failed(`Nobody answered "${toolName}" within ${policy.timeoutMs}ms, so it was denied`);
+          await this.#stage(pendingId, outcome);
+          const won = await transitionPendingCall(this.host.database(), pendingId, ["waiting", "pending"], "resolved", { result });
+          if (won) await this.#finish(won, outcome, result);
+          else {
+            this.host.unstage(pendingId);
+            this.host.disarmReconcile(pendingId);
+          }
+        }
+        const settled = this.host.recordedOutcome(pendingId);
+        if (settled) return { outcome: settled };
+      }
+      await transitionPendingCall(this.host.database(), pendingId, ["waiting"], "pending");
+      const outcome = failed(`Tool "${toolName}" timed out after ${policy.timeoutMs}ms`);
+      this.host.deliverToCycle(pendingId, outcome);
+      return { outcome: this.host.recordedOutcome(pendingId) ?? outcome };
     });
   }
 
@@ -151,17 +186,55 @@ export class PendingCallOwner {
     await this.host.armReconcile(toolCallId, Date.now() + stagedGraceMs / 3);
   }
 
-  /** The transition won: the card shows it first, then the agent gets it, and the stage is cleared with the delivery. */
-  async #finish(call: PendingCall, outcome: ToolOutcome): Promise<void> {
-    this.#remember(call, outcome);
+  /**
+   * Moves an unanswered card on (once): to `escalateTo.spaceId` (a space the
+   * agent belongs to) or again in its own space, mentioning
+   * `escalateTo.mentions`. Members of the new space may answer from then on.
+   */
+  async #escalate(pendingId: string, policy: WaitPolicy): Promise<boolean> {
+    const database = this.host.database();
+    const call = await getPendingCall(database, pendingId);
+    const target = policy.escalateTo?.spaceId ?? call?.spaceId ?? undefined;
+    if (!call || call.status !== "waiting" || call.escalatedAt || !target) return false;
+    if (target !== call.spaceId && !(await isMember(database, target, call.agentEntityId))) {
+      console.error("cannot escalate to a space the agent is not in", pendingId, target);
+      return false;
+    }
+    const minimal = call.displayMode === "minimal";
+    const card = { spaceId: target, minimal };
+    const message = await this.host.space(target).postMessage({
+      id: `${call.messageId ?? messageIdForCall(pendingId)}_escalated`,
+      entityId: call.agentEntityId,
+      role: "tool",
+      parts: [{ ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"), ...(call.kind === "approval" && { kind: "approval" as const }) }],
+      status: "requires_action",
+      ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }),
+    });
+    const moved = await database
+      .update(pendingToolCalls)
+      .set({ spaceId: target, messageId: message.id, escalatedAt: new Date().toISOString(), updatedAt: new Date().toISOString() })
+      .where(and(eq(pendingToolCalls.toolCallId, pendingId), eq(pendingToolCalls.status, "waiting"), isNull(pendingToolCalls.escalatedAt)))
+      .returning({ id: pendingToolCalls.toolCallId })
+      .get();
+    if (!moved) return false;
     if (call.spaceId && call.messageId) {
-      const error = outcomeError(outcome);
+      await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
+    }
+    this.host.publish("tool.escalated", { toolCallId: pendingId, toolName: call.toolName, from: call.spaceId, to: target, messageId: message.id, ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }) });
+    return true;
+  }
+
+  /** The transition won: the card shows it first, then the agent gets it, and the stage is cleared with the delivery. */
+  async #finish(call: PendingCall, outcome: ToolOutcome, shown?: unknown): Promise<void> {
+    this.#remember(call, outcome, shown);
+    if (call.spaceId && call.messageId) {
+      const error = shown === undefined ? outcomeError(outcome) : undefined;
       try {
         await settleCard(
-          spaceStub(this.host.env, call.spaceId),
+          this.host.space(call.spaceId),
           { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
           { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
-          error !== undefined ? { error } : { result: outcome.type === "ok" ? outcome.value : null },
+          error !== undefined ? { error } : { result: shown ?? (outcome.type === "ok" ? outcome.value : null) },
         );
       } catch (cardError) {
         // The card is display; the agent gets its outcome regardless.
@@ -175,10 +248,10 @@ export class PendingCallOwner {
     });
   }
 
-  #remember(call: PendingCall, outcome: ToolOutcome): void {
+  #remember(call: PendingCall, outcome: ToolOutcome, shown?: unknown): void {
     this.#settled.set(call.toolCallId, {
       status: outcome.type === "expired" ? "expired" : "resolved",
-      result: outcome.type === "expired" ? null : outcomeResult(outcome),
+      result: outcome.type === "expired" ? null : (shown ?? outcomeResult(outcome)),
       expiresAt: call.expiresAt,
     });
     // A bounded memory: the oldest entries go first.

@@ -6,6 +6,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { pendingToolCalls } from "../../db/schema";
+import type { AnsweredBy } from "../wait-policy-config";
 
 export type PendingCallStatus = "waiting" | "pending" | "resolved" | "expired";
 
@@ -20,6 +21,7 @@ export async function createPendingCall(
     agentId: string;
     agentEntityId: string;
     toolName: string;
+    kind?: "call" | "approval";
     executionType: string;
     args: unknown;
     status: "waiting" | "pending";
@@ -27,6 +29,8 @@ export async function createPendingCall(
     messageId?: string;
     displayMode?: string;
     expiresAt?: string;
+    answeredBy?: AnsweredBy;
+    initiatorEntityId?: string;
   },
 ): Promise<void> {
   // The id is the gateway's own, so a conflict can only be this call written before (a continued cycle).
@@ -38,6 +42,8 @@ export async function createPendingCall(
       messageId: call.messageId ?? null,
       displayMode: call.displayMode ?? null,
       expiresAt: call.expiresAt ?? null,
+      answeredBy: call.answeredBy ?? null,
+      initiatorEntityId: call.initiatorEntityId ?? null,
       updatedAt: new Date().toISOString(),
     })
     .onConflictDoNothing({ target: pendingToolCalls.toolCallId });

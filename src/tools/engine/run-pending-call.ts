@@ -9,18 +9,17 @@
  * written twice; an announcement already made (agent stream, webhook) is not
  * made again; a sync wait continues for the time it had left.
  */
-import type { CycleContext } from "../../agents/cycle-context";
+import type { ToolContext } from "../tool-context";
 import type { ToolConfig } from "../tool-config";
+import { awaitOutcome } from "./await-outcome";
 import { capResult } from "./cap-result";
 import { createPendingCall } from "./pending-calls";
 import type { ToolCard } from "./tool-events";
 import { succeeded, type ToolOutcome } from "./tool-outcome";
 
-/** Extra time before the alarm backstop flips a call whose live waiter vanished. */
-const backstopGraceMs = 1_000;
 
 export async function runPendingCall(
-  context: CycleContext,
+  context: ToolContext,
   config: Extract<ToolConfig, { executionType: "external" | "space" }>,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
   card: (ToolCard & { messageId: string }) | undefined,
@@ -47,11 +46,10 @@ export async function runPendingCall(
     messageId: card?.messageId,
     displayMode: card?.minimal ? "minimal" : undefined,
     expiresAt,
+    ...(config.executionType === "space" && config.answeredBy && { answeredBy: config.answeredBy }),
+    ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
   if (expiresAt) runtime.setDeadline({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: call.toolCallId } });
-  if (status === "waiting") {
-    runtime.setDeadline({ id: `timeout:${call.toolCallId}`, kind: "tool_timeout", dueAt: startedAt + timeoutMs + backstopGraceMs, payload: { toolCallId: call.toolCallId } });
-  }
 
   if (!previous?.announced) {
     const announcement = {
@@ -65,6 +63,7 @@ export async function runPendingCall(
       ...(expiresAt && { expiresAt }),
       ...(card && { spaceId: card.spaceId, messageId: card.messageId }),
       resultUrl: `/api/runs/${context.runId}/tool-results`,
+      callbackUrl: await context.callbackUrl(call.toolCallId, expiresAt),
     };
     context.publish("tool.pending", announcement);
     const webhook = config.execution?.webhook;
@@ -75,10 +74,13 @@ export async function runPendingCall(
 
   if (status === "pending") return { type: "pending", callId: call.toolCallId };
 
-  const remaining = Math.max(0, startedAt + timeoutMs - Date.now());
-  await runtime.waiters.wait(call.toolCallId, remaining, call.abortSignal);
-  runtime.deleteDeadline(`timeout:${call.toolCallId}`);
-  // The owner recorded the outcome if one came; otherwise it is a timeout (or a result that won the race just now).
-  const outcome = await runtime.owner.timeOut(call.toolCallId, call.toolName, timeoutMs);
+  const outcome = await awaitOutcome(context, {
+    pendingId: call.toolCallId,
+    toolName: call.toolName,
+    startedAt,
+    policy: { timeoutMs, onTimeout: config.onTimeout ?? "error", escalateTo: config.escalateTo, reminders: config.reminders },
+    card,
+    abortSignal: call.abortSignal,
+  });
   return outcome.type === "ok" ? succeeded(capResult(outcome.value, context.config.limits.toolResponseMaxBytes)) : outcome;
 }

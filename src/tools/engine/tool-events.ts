@@ -4,9 +4,9 @@
  * a `tool_call` part. For `display.mode: "minimal"` tools, public-key clients
  * get only the call's id, name and status.
  */
-import type { SpaceEventBuffer } from "../../spaces/space-event-buffer";
-import type { SpaceRpc } from "../../spaces/space-stub";
-import type { ToolCallPart } from "../../spaces/message";
+import type { ToolCallPart } from "../../protocol/message";
+import type { SpacePort } from "../../protocol/space-port";
+import type { SpaceChannel } from "../tool-context";
 
 export type ToolCard = {
   spaceId: string;
@@ -14,11 +14,11 @@ export type ToolCard = {
   customUI?: string;
 };
 
-export function toolStarted(buffer: SpaceEventBuffer, card: ToolCard, call: { toolCallId: string; toolName: string; agentEntityId: string; runId: string }): void {
+export function toolStarted(buffer: SpaceChannel, card: ToolCard, call: { toolCallId: string; toolName: string; agentEntityId: string; runId: string }): void {
   buffer.push(card.spaceId, { type: "tool.started", data: call });
 }
 
-export function toolStreaming(buffer: SpaceEventBuffer, card: ToolCard, toolCallId: string, partialArgs: unknown): void {
+export function toolStreaming(buffer: SpaceChannel, card: ToolCard, toolCallId: string, partialArgs: unknown): void {
   buffer.push(card.spaceId, {
     type: "tool.streaming",
     data: { toolCallId, partialArgs },
@@ -28,19 +28,19 @@ export function toolStreaming(buffer: SpaceEventBuffer, card: ToolCard, toolCall
 
 /** Emits `tool.done` or `tool.error` to the card's space (through `stub`, for ordering). */
 export async function toolFinished(
-  stub: SpaceRpc,
+  stub: SpacePort,
   card: ToolCard,
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
 ): Promise<void> {
   if ("error" in outcome) {
-    await stub.emit(card.spaceId, {
+    await stub.emit({
       type: "tool.error",
       data: { toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error },
       ...(card.minimal && { publicData: { toolCallId: call.toolCallId, toolName: call.toolName } }),
     });
   } else {
-    await stub.emit(card.spaceId, {
+    await stub.emit({
       type: "tool.done",
       data: { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, result: outcome.result },
       ...(card.minimal && { publicData: { toolCallId: call.toolCallId, toolName: call.toolName } }),
@@ -63,7 +63,7 @@ export function cardPart(card: ToolCard, call: { toolCallId: string; toolName: s
 
 /** Moves a card's part to its final status and announces the outcome. */
 export async function settleCard(
-  stub: SpaceRpc,
+  stub: SpacePort,
   card: ToolCard & { messageId: string },
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
@@ -71,7 +71,6 @@ export async function settleCard(
   const status = "error" in outcome ? "error" : "complete";
   // Sent back to back on one stub: E-order keeps the update before the outcome.
   const update = stub.updateToolPart(
-    card.spaceId,
     card.messageId,
     call.toolCallId,
     "error" in outcome ? { status, result: { error: outcome.error } } : { status, result: outcome.result },

@@ -5,11 +5,11 @@
  * cycle runs in one), and from the alarm table after a restart. Delivery is
  * at least once; receivers dedupe on `x-switchboard-delivery` (the call id).
  */
-import type { AgentStorage, Deadline } from "../../agents/agent-storage";
 import { getDatabase } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { webhookSignatureHeader, webhookSignatureHeaderValue } from "../webhook-signature";
 import { getPendingCall } from "./pending-calls";
+import type { DeadlineStore, WebhookDeadline } from "./tool-deadlines";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 
 export const maxWebhookAttempts = 6;
@@ -28,7 +28,7 @@ export class WebhookSender {
   constructor(
     private readonly deps: {
       env: AppEnv;
-      storage: AgentStorage;
+      storage: DeadlineStore;
       publish(type: string, data: Record<string, unknown>): void;
       /** Re-arms the object's alarm after a deadline changed. */
       scheduleAlarm(): Promise<void>;
@@ -40,7 +40,7 @@ export class WebhookSender {
     void this.#attempt({ toolCallId, url, body, attempt });
   }
 
-  async retryFromAlarm(deadline: Extract<Deadline, { kind: "webhook" }>): Promise<void> {
+  async retryFromAlarm(deadline: WebhookDeadline): Promise<void> {
     if (this.#timers.has(deadline.payload.toolCallId) || this.#stopped) return;
     await this.#attempt(deadline.payload);
   }
@@ -49,7 +49,7 @@ export class WebhookSender {
    * A fresh instance picks up a retry its predecessor scheduled: a live timer
    * for it, since the alarm cannot fire while a cycle runs.
    */
-  resume(deadline: Extract<Deadline, { kind: "webhook" }>): void {
+  resume(deadline: WebhookDeadline): void {
     const { payload } = deadline;
     if (this.#timers.has(payload.toolCallId) || this.#stopped) return;
     this.#timers.set(payload.toolCallId, setTimeout(() => void this.#attempt(payload), Math.max(0, deadline.dueAt - backstopGraceMs - Date.now())));

@@ -13,7 +13,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { dynamicTool, jsonSchema, type Tool } from "ai";
-import type { McpServerConfig } from "../../agents/agent-config";
+import type { McpServerConfig } from "./mcp-server-config";
 import { outboundUrlProblem, urlPolicyOf, type UrlPolicy } from "../../security/url-policy";
 import { capResult } from "../engine/cap-result";
 import { fillHeaders } from "../gateway/fill-headers";

@@ -1,8 +1,8 @@
 /** Agent rows: an agent is an entity plus its validated config. */
 import { eq } from "drizzle-orm";
-import { AgentConfig } from "../agents/agent-config";
-import type { Database } from "./client";
-import { agents } from "./schema";
+import { AgentConfig } from "./agent-config";
+import type { Database } from "../db/client";
+import { agents } from "../db/schema";
 
 export type AgentRecord = {
   id: string;

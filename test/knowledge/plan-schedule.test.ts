@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCron, nextRunAt } from "../../src/agents/knowledge/plan-schedule";
+import { checkCron, nextRunAt } from "../../src/knowledge/plan-schedule";
 
 describe("plan schedules", () => {
   const base = Date.parse("2026-11-21T08:00:00Z");

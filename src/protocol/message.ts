@@ -4,6 +4,10 @@
  */
 import { z } from "@hono/zod-openapi";
 
+/** A message's text and mentions, the same rule for people (the route) and agents (`send_message`). */
+export const maxMessageChars = 32_000;
+export const maxMentions = 50;
+
 export const ToolCallPart = z
   .object({
     type: z.literal("tool_call"),
@@ -16,6 +20,11 @@ export const ToolCallPart = z
     runId: z.string().optional(),
     /** Set on tools whose `display.mode` is `minimal`; never sent to public-key clients. */
     displayMode: z.enum(["full", "minimal"]).optional(),
+    /** `approval`: a yes/no a person gives before the call `approves` runs (answer it with this part's `toolCallId`). */
+    kind: z.literal("approval").optional(),
+    approves: z.string().optional(),
+    /** When the card was last brought up again before its deadline. */
+    remindedAt: z.string().optional(),
   })
   .openapi("ToolCallPart");
 
@@ -64,3 +73,14 @@ export function fullMessage(message: Message): Message {
     parts: message.parts.map(({ displayMode: _displayMode, ...rest }) => rest),
   };
 }
+
+/** A message to post: the space gives it its seq; a caller may name it first (streamed replies, tool cards, idempotent retries). */
+export type NewMessage = {
+  id?: string;
+  entityId: string;
+  role: MessageRole;
+  text?: string;
+  parts?: ToolCallPart[];
+  mentions?: string[];
+  status?: string;
+};

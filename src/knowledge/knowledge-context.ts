@@ -1,5 +1,5 @@
 /** What the goal, memory and plan handlers need: the database and whose knowledge it is. */
-import type { Database } from "../../db/client";
+import type { Database } from "../db/client";
 
 export type PlanSchedule = { planId: string; nextRunAt: string | null };
 

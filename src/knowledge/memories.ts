@@ -4,9 +4,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { memories } from "../../db/schema";
-import { chunked } from "../../db/chunked";
-import { createId } from "../../ids";
+import { memories } from "../db/schema";
+import { chunked } from "../db/chunked";
+import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
 export const SetMemoriesInput = z

@@ -2,11 +2,11 @@
  * Posts a chat message into a space: persisted and broadcast by the SpaceDO,
  * then delivered to the inboxes of the agents it should wake (§7).
  */
-import { wakeAgentsForMessage } from "../agents/wake-agents";
+import { wakeAgentsForMessage } from "./wake-agents";
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
-import type { Message, MessageRole } from "./message";
-import { spaceStub } from "./space-stub";
+import type { Message, MessageRole } from "../protocol/message";
+import { spaceStub } from "../spaces/space-stub";
 
 export type SpaceMessageInput = {
   spaceId: string;
@@ -23,10 +23,12 @@ export type SpaceMessageInput = {
   hop?: number;
   /** The message's id, when the caller derived one (an `Idempotency-Key`): posting it again finds it. */
   id?: string;
+  /** Where the request came in (the agents remember it for callback URLs). */
+  origin?: string;
 };
 
 export async function postSpaceMessage(env: AppEnv, database: Database, input: SpaceMessageInput): Promise<Message> {
-  const message = await spaceStub(env, input.spaceId).postMessage(input.spaceId, {
+  const message = await spaceStub(env, input.spaceId).postMessage({
     ...(input.id && { id: input.id }),
     entityId: input.entityId,
     role: input.role,
@@ -39,6 +41,7 @@ export async function postSpaceMessage(env: AppEnv, database: Database, input: S
     spaceName: input.spaceName,
     agentMembers: input.agentMembers,
     hop: input.hop,
+    origin: input.origin,
   });
   return message;
 }

@@ -4,9 +4,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "../../src/agents/knowledge/goals";
-import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "../../src/agents/knowledge/memories";
-import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "../../src/agents/knowledge/plans";
+import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "../../src/knowledge/goals";
+import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "../../src/knowledge/memories";
+import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "../../src/knowledge/plans";
 import { getDatabase } from "../../src/db/client";
 import { createAgent } from "../support/agents";
 import { minimalAgentConfig } from "../support/minimal-agent-config";

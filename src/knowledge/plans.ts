@@ -6,9 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray } from "drizzle-orm";
-import { plans } from "../../db/schema";
-import { chunked } from "../../db/chunked";
-import { createId } from "../../ids";
+import { plans } from "../db/schema";
+import { chunked } from "../db/chunked";
+import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 import { checkCron, nextRunAt } from "./plan-schedule";
 

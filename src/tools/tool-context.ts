@@ -1,25 +1,46 @@
 /**
- * What one cycle knows while it runs: who the agent is, its config, its run,
- * its spaces, and the channels it reports through. Tools receive this.
+ * What the tool layer needs from whoever runs a cycle (the agent object),
+ * declared here so tools depend on nothing above them: the agent and its
+ * run, its spaces, the channel to them, the agent stream, the journal's view
+ * of a call, and the runtime for waits, deadlines and webhooks.
  */
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
-import type { Message } from "../spaces/message";
-import type { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import type { CallIds } from "../tools/engine/call-ids";
-import type { PendingCallOwner } from "../tools/engine/pending-call-owner";
-import type { ToolWaiters } from "../tools/engine/tool-waiters";
-import type { AgentConfig } from "./agent-config";
-import type { Deadline } from "./agent-storage";
-import type { KnowledgeContext } from "./knowledge/knowledge-context";
+import type { KnowledgeContext } from "../knowledge/knowledge-context";
+import type { Message } from "../protocol/message";
+import type { SpaceEventInput } from "../protocol/space-event";
+import type { SpacePort } from "../protocol/space-port";
+import type { CallIds } from "./engine/call-ids";
+import type { PendingCallOwner } from "./engine/pending-call-owner";
+import type { ToolDeadline } from "./engine/tool-deadlines";
+import type { ToolWaiters } from "./engine/tool-waiters";
+import type { ToolConfig } from "./tool-config";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
+
+/** The part of an agent's config the tools read. */
+export type ToolSettings = {
+  tools: ToolConfig[];
+  limits: { toolTimeout: number; maxConcurrentTools: number; toolResponseMaxBytes: number };
+};
+
+/**
+ * A cycle's line to its spaces: events pushed within a short window travel
+ * in one batch; a port taken with `ordered` is behind everything pushed so far.
+ */
+export type SpaceChannel = {
+  push(spaceId: string, event: SpaceEventInput): void;
+  ordered(spaceId: string): SpacePort;
+  /** Tracks a call made on an ordered port, so draining waits for it too. */
+  track<T>(call: Promise<T>): Promise<T>;
+  drain(): Promise<void>;
+};
 
 /** What the agent object lends the tool engine: waits, the pending-call owner, deadlines, webhooks. */
 export type ToolRuntime = {
   waiters: ToolWaiters;
   owner: PendingCallOwner;
-  setDeadline(deadline: Deadline): void;
+  setDeadline(deadline: ToolDeadline): void;
   deleteDeadline(id: string): void;
   /** Delivers a call to its webhook, retrying with backoff (in memory, and from the alarm after a restart). */
   sendWebhook(toolCallId: string, url: string, body: string): void;
@@ -32,23 +53,28 @@ export type CallJournal = {
   markAnnounced(toolCallId: string): void;
   /** The space card a call posted, recorded so a failed run can close it. */
   markCard(toolCallId: string, spaceId: string): void;
+  /** This cycle waits for another pending call (an approval): its outcome comes to the cycle, not the inbox. */
+  openWait(pendingId: string): void;
 };
 
-export type CycleContext = {
+export type ToolContext = {
   env: AppEnv;
   database: Database;
   agent: AgentIdentity;
-  config: AgentConfig;
+  config: ToolSettings;
   runId: string;
   /** How many agent cycles led to this one (a person's message is 0). */
   hop: number;
+  /** The entity whose message started the run, if one did (for `answeredBy: "initiator"`). */
+  initiatorEntityId?: string;
+  /** A signed, expiring URL that answers a pending call with one POST (no key needed). */
+  callbackUrl(pendingId: string, expiresAt?: string): Promise<string>;
   knowledge: KnowledgeContext;
   /** Spaces the agent belonged to when the cycle started (id → name). */
   spaces: Map<string, string>;
   getActiveSpaceId(): string | undefined;
   setActiveSpaceId(spaceId: string | undefined): void;
-  /** Space events, batched per space and delivered in order. */
-  spaceEvents: SpaceEventBuffer;
+  spaceEvents: SpaceChannel;
   /** Events on the agent's own stream. */
   publish(type: string, data: Record<string, unknown>): void;
   /** Gateway ids of the model's calls. */

@@ -5,9 +5,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import { goals } from "../../db/schema";
-import { chunked } from "../../db/chunked";
-import { createId } from "../../ids";
+import { goals } from "../db/schema";
+import { chunked } from "../db/chunked";
+import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
 export const SetGoalsInput = z

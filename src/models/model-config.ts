@@ -1,0 +1,59 @@
+/**
+ * Which model an agent thinks with (contract §5): the provider, its settings,
+ * and for `scripted` the turns it plays. API keys are named, never given.
+ */
+import { z } from "@hono/zod-openapi";
+import { secretNameProblem } from "../security/secret-policy";
+import { OutboundUrl } from "../security/url-policy";
+
+const modelSettings = {
+  name: z.string().min(1).max(200),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().positive().max(200_000).optional(),
+  /** Names the Worker secret holding the API key (never the key itself, never one of the gateway's own keys). */
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
+    .superRefine((name, context) => {
+      const problem = secretNameProblem(name);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    })
+    .optional(),
+};
+
+export const ScriptedToolCall = z
+  .object({
+    name: z.string().min(1).max(64),
+    args: z.record(z.string(), z.unknown()).default({}),
+    /** The call id the model gives (providers reuse ids; the gateway gives every call its own anyway). Default: a fresh one. */
+    id: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+
+export const ScriptedTurn = z
+  .object({
+    text: z.string().max(100_000).optional(),
+    toolCalls: z.array(ScriptedToolCall).max(32).optional(),
+  })
+  .strict();
+
+export const ModelConfig = z
+  .discriminatedUnion("provider", [
+    z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
+    z.object({ provider: z.literal("anthropic"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
+    z.object({ provider: z.literal("openai-compatible"), ...modelSettings, baseURL: OutboundUrl }).strict(),
+    z.object({ provider: z.literal("workers-ai"), ...modelSettings }).strict(),
+    z
+      .object({
+        provider: z.literal("scripted"),
+        name: z.string().max(200).optional(),
+        temperature: z.number().optional(),
+        maxOutputTokens: z.number().int().positive().optional(),
+        turns: z.array(ScriptedTurn).max(10_000),
+      })
+      .strict(),
+  ])
+  .openapi("ModelConfig");
+
+export type ModelConfig = z.infer<typeof ModelConfig>;
+export type ScriptedTurn = z.infer<typeof ScriptedTurn>;

@@ -1,0 +1,69 @@
+/**
+ * Callback URLs: a signed, expiring capability to answer one pending call
+ * with one POST, no API key needed. The token carries the call id and an
+ * expiry, signed with HMAC-SHA256 under a key derived from `WEBHOOK_SECRET`
+ * (never the secret itself); it names nothing else, so it opens nothing
+ * else. Answering is idempotent like the result route: the same body again
+ * is a duplicate, a different one a conflict.
+ */
+export const callbackPath = "/api/callbacks/";
+/** A callback URL without an expiry of its own lives this long. */
+export const callbackLifetimeMs = 7 * 24 * 3600 * 1000;
+
+const encoder = new TextEncoder();
+
+function base64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64url(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (text.length % 4)) % 4));
+    return Uint8Array.from(binary, (character) => character.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
+async function signingKey(secret: string): Promise<CryptoKey> {
+  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const derived = new Uint8Array(await crypto.subtle.sign("HMAC", base, encoder.encode("switchboard callback tokens v1")));
+  return crypto.subtle.importKey("raw", derived, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+}
+
+export async function signCallbackToken(secret: string, callId: string, expiresAt: number): Promise<string> {
+  const payload = base64url(encoder.encode(JSON.stringify({ c: callId, e: Math.floor(expiresAt / 1000) })));
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(secret), encoder.encode(payload)));
+  return `${payload}.${base64url(signature)}`;
+}
+
+export type CallbackToken = { ok: true; callId: string; expiresAt: number } | { ok: false; reason: "malformed" | "expired" };
+
+/** Checks a token (in constant time, by the HMAC verify). A forged or damaged token is `malformed`, whatever was changed. */
+export async function verifyCallbackToken(secret: string, token: string, now = Date.now()): Promise<CallbackToken> {
+  const [payload, signature, extra] = token.split(".");
+  const signatureBytes = signature === undefined ? undefined : fromBase64url(signature);
+  const payloadBytes = payload === undefined ? undefined : fromBase64url(payload);
+  if (extra !== undefined || !payload || !signatureBytes || !payloadBytes || token.length > 1_000) return { ok: false, reason: "malformed" };
+  const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), signatureBytes, encoder.encode(payload));
+  if (!valid) return { ok: false, reason: "malformed" };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(payloadBytes));
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  const claims = parsed as { c?: unknown; e?: unknown };
+  if (typeof claims.c !== "string" || typeof claims.e !== "number") return { ok: false, reason: "malformed" };
+  if (claims.e * 1000 <= now) return { ok: false, reason: "expired" };
+  return { ok: true, callId: claims.c, expiresAt: claims.e * 1000 };
+}
+
+/** The URL for a call: absolute when the gateway knows its public origin, else the path. */
+export async function callbackUrl(secret: string, origin: string | undefined, callId: string, expiresAt: number): Promise<string> {
+  const path = `${callbackPath}${await signCallbackToken(secret, callId, expiresAt)}`;
+  return origin ? `${origin.replace(/\/+$/, "")}${path}` : path;
+}

@@ -1,0 +1,62 @@
+/**
+ * A cycle waiting for someone: a pending call's result, or an approval.
+ * Waits until the pending-call owner hands over an outcome or the policy's
+ * deadline passes; then the owner applies the policy (error, deny, approve,
+ * or escalate and wait again). Reminders bring the card up before the
+ * deadline. Done again after a restart, the wait continues from when it
+ * first started, so the deadline and the reminders stay where they were.
+ */
+import type { ToolContext } from "../tool-context";
+import type { WaitPolicy } from "../wait-policy-config";
+import type { ToolCard } from "./tool-events";
+import { failed, type ToolOutcome } from "./tool-outcome";
+
+/** Extra time before the alarm backstop releases a wait whose live waiter vanished. */
+const backstopGraceMs = 1_000;
+
+export type Wait = {
+  pendingId: string;
+  toolName: string;
+  startedAt: number;
+  policy: WaitPolicy;
+  card?: ToolCard & { messageId: string };
+  abortSignal?: AbortSignal;
+};
+
+export async function awaitOutcome(context: ToolContext, wait: Wait): Promise<ToolOutcome> {
+  const runtime = context.toolRuntime;
+  let deadline = wait.startedAt + wait.policy.timeoutMs;
+  for (;;) {
+    runtime.setDeadline({ id: `timeout:${wait.pendingId}`, kind: "tool_timeout", dueAt: deadline + backstopGraceMs, payload: { toolCallId: wait.pendingId } });
+    const reminders = scheduleReminders(context, wait, deadline);
+    await runtime.waiters.wait(wait.pendingId, Math.max(0, deadline - Date.now()), wait.abortSignal);
+    for (const timer of reminders) clearTimeout(timer);
+    runtime.deleteDeadline(`timeout:${wait.pendingId}`);
+    // The cycle itself ended (its deadline, a delete): the call stays for whoever comes next.
+    if (wait.abortSignal?.aborted) return failed(`The wait for "${wait.toolName}" ended with its cycle`);
+    const result = await runtime.owner.timeOut(wait.pendingId, wait.toolName, wait.policy);
+    if ("outcome" in result) return result.outcome;
+    // Escalated: the card moved on and the wait starts again.
+    deadline = Date.now() + wait.policy.timeoutMs;
+  }
+}
+
+/** Live timers for the reminders still ahead (a wait continued after a restart sets the ones left). */
+function scheduleReminders(context: ToolContext, wait: Wait, deadline: number): ReturnType<typeof setTimeout>[] {
+  const card = wait.card;
+  if (!wait.policy.reminders || !card) return [];
+  return wait.policy.reminders
+    .map((before) => deadline - before)
+    .filter((at) => at > Date.now())
+    .map((at) =>
+      setTimeout(() => {
+        const remindedAt = new Date().toISOString();
+        context.publish("tool.reminder", { toolCallId: wait.pendingId, toolName: wait.toolName, spaceId: card.spaceId, messageId: card.messageId, deadline: new Date(deadline).toISOString() });
+        // The card is brought up again: `space.message.updated` with the part's `remindedAt`.
+        context.spaceEvents
+          .ordered(card.spaceId)
+          .updateToolPart(card.messageId, wait.pendingId, { remindedAt })
+          .catch((error: unknown) => console.error("could not remind", wait.pendingId, error));
+      }, at - Date.now()),
+    );
+}

@@ -1,0 +1,108 @@
+/**
+ * Approvals: any tool's call can be put behind a person's yes. The card (in
+ * the active space) shows the arguments; a member answers its `toolCallId`
+ * (the approval's id) on the result route with `{approved: true, args?}` or
+ * `{approved: false, reason?}`; only then does the tool run, with the
+ * approved (possibly edited) arguments. A denial — or no answer in time,
+ * unless the policy says otherwise — is a tool error the model sees.
+ * The approval's id and card come from the call's id, so after a restart the
+ * same approval is found, not asked twice.
+ */
+import { z } from "zod";
+import type { ToolContext } from "../tool-context";
+import { validateToolArguments } from "../validate-tool-arguments";
+import type { ApprovalConfig } from "../wait-policy-config";
+import { awaitOutcome } from "./await-outcome";
+import { messageIdForCall } from "./call-ids";
+import { createPendingCall } from "./pending-calls";
+import { cardPart } from "./tool-events";
+
+/** What a person answers to an approval. */
+export const ApprovalAnswer = z
+  .object({
+    approved: z.boolean(),
+    /** Edited arguments (checked against the tool's schema); the model's own when absent. */
+    args: z.record(z.string(), z.unknown()).optional(),
+    reason: z.string().max(2_000).optional(),
+  })
+  .strict();
+
+export type ApprovalDecision = { approved: true; args: unknown; edited: boolean } | { approved: false; message: string };
+
+export function approvalIdForCall(toolCallId: string): string {
+  return `apr_${toolCallId.replace(/^call_/, "")}`;
+}
+
+/** Whether this call needs one: always, or when its arguments match `required.when`. */
+export function needsApproval(approval: ApprovalConfig | undefined, args: unknown): approval is ApprovalConfig {
+  if (!approval) return false;
+  return approval.required === true || validateToolArguments(approval.required.when, args).ok;
+}
+
+export async function requestApproval(
+  context: ToolContext,
+  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; approval: ApprovalConfig; abortSignal?: AbortSignal },
+): Promise<ApprovalDecision> {
+  const spaceId = context.getActiveSpaceId();
+  if (!spaceId) return { approved: false, message: `Tool "${call.toolName}" needs a person's approval, but you are not in a space. Call enter_space first.` };
+  const approvalId = approvalIdForCall(call.toolCallId);
+  const startedAt = context.journal.previous(call.toolCallId)?.startedAt ?? Date.now();
+  const card = { spaceId, minimal: false };
+  const messageId = `${messageIdForCall(call.toolCallId)}_approval`;
+  const timeoutMs = call.approval.timeout ?? context.config.limits.toolTimeout;
+  const expiresAt = new Date(startedAt + timeoutMs * 2).toISOString();
+
+  await createPendingCall(context.database, {
+    toolCallId: approvalId,
+    modelToolCallId: call.modelToolCallId,
+    runId: context.runId,
+    agentId: context.agent.agentId,
+    agentEntityId: context.agent.entityId,
+    toolName: call.toolName,
+    kind: "approval",
+    executionType: "approval",
+    args: call.args,
+    status: "waiting",
+    spaceId,
+    messageId,
+    ...(call.approval.answeredBy && { answeredBy: call.approval.answeredBy }),
+    ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
+  });
+  context.journal.openWait(approvalId);
+  await context.spaceEvents.track(
+    context.spaceEvents.ordered(spaceId).postMessage({
+      id: messageId,
+      entityId: context.agent.entityId,
+      role: "tool",
+      parts: [{ ...cardPart(card, { toolCallId: approvalId, toolName: call.toolName, args: call.args, runId: context.runId }, "requires_action"), kind: "approval", approves: call.toolCallId }],
+      status: "requires_action",
+    }),
+  );
+  context.publish("tool.approval.requested", {
+    runId: context.runId,
+    approvalId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    spaceId,
+    messageId,
+    resultUrl: `/api/runs/${context.runId}/tool-results`,
+    callbackUrl: await context.callbackUrl(approvalId, expiresAt),
+  });
+
+  const outcome = await awaitOutcome(context, {
+    pendingId: approvalId,
+    toolName: call.toolName,
+    startedAt,
+    policy: { timeoutMs, onTimeout: call.approval.onTimeout ?? "deny", escalateTo: call.approval.escalateTo, reminders: call.approval.reminders },
+    card: { ...card, messageId },
+    abortSignal: call.abortSignal,
+  });
+  if (outcome.type !== "ok") return { approved: false, message: outcome.type === "pending" ? `Tool "${call.toolName}" was not approved` : outcome.message };
+  const answer = ApprovalAnswer.safeParse(outcome.value);
+  if (!answer.success) return { approved: false, message: `Tool "${call.toolName}" got an approval it could not read` };
+  if (!answer.data.approved) {
+    return { approved: false, message: `The call to "${call.toolName}" was denied${answer.data.reason ? `: ${answer.data.reason}` : ""}. It did not run.` };
+  }
+  return { approved: true, args: answer.data.args ?? call.args, edited: answer.data.args !== undefined };
+}
