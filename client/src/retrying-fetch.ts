@@ -14,6 +14,8 @@ const idempotentPosts = [
   /^\/api\/spaces\/[^/]+\/messages$/,
   /^\/api\/agents\/[^/]+\/inbox$/,
   /^\/api\/runs\/[^/]+\/tool-results$/,
+  // Answering a callback is idempotent by design: the same body again is a duplicate.
+  /^\/api\/callbacks\/[^/]+$/,
 ];
 
 const retryStatuses = new Set([408, 429, 502, 503, 504]);

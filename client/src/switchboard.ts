@@ -149,6 +149,11 @@ export class Switchboard {
     /** Adds an entity (an agent may be named by either of its ids). */
     addMember: (spaceId: string, entityId: string) =>
       this.#call(`POST /api/spaces/${spaceId}/members`, () => this.raw.POST("/api/spaces/{spaceId}/members", { params: { path: { spaceId } }, body: { entityId } })),
+    /** Sets (or with `null` clears) a member's role. */
+    setMemberRole: (spaceId: string, entityId: string, role: paths["/api/spaces/{spaceId}/members/{entityId}"]["put"]["requestBody"]["content"]["application/json"]["role"]) =>
+      this.#call(`PUT /api/spaces/${spaceId}/members/${entityId}`, () =>
+        this.raw.PUT("/api/spaces/{spaceId}/members/{entityId}", { params: { path: { spaceId, entityId } }, body: { role } }),
+      ),
     removeMember: (spaceId: string, entityId: string) =>
       this.#call(`DELETE /api/spaces/${spaceId}/members/${entityId}`, () =>
         this.raw.DELETE("/api/spaces/{spaceId}/members/{entityId}", { params: { path: { spaceId, entityId } } }),
@@ -190,6 +195,21 @@ export class Switchboard {
     return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
       this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, result } }),
     );
+  }
+
+  /**
+   * Answers a pending call through its `callbackUrl` token (the token is the
+   * only credential the route needs): `{result}` or `{error}`.
+   */
+  answerCallback(token: string, body: paths["/api/callbacks/{token}"]["post"]["requestBody"]["content"]["application/json"]) {
+    return this.#call("POST /api/callbacks/…", () => this.raw.POST("/api/callbacks/{token}", { params: { path: { token } }, body }));
+  }
+
+  /** Answers a pending call through the full `callbackUrl` a `tool.pending` event or a webhook carried. */
+  answerCallbackUrl(callbackUrl: string, body: paths["/api/callbacks/{token}"]["post"]["requestBody"]["content"]["application/json"]) {
+    const token = /\/api\/callbacks\/([^/?#]+)/.exec(callbackUrl)?.[1];
+    if (!token) throw new TypeError(`Not a callback URL (…/api/callbacks/<token>): ${callbackUrl}`);
+    return this.answerCallback(decodeURIComponent(token), body);
   }
 
   async *#pages<P extends { nextCursor: string | null }, T>(read: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): AsyncGenerator<T> {

@@ -56,6 +56,8 @@ const PendingCall = loose({
   spaceId: z.string().optional(),
   messageId: z.string().optional(),
   resultUrl: z.string(),
+  callbackUrl: z.string().optional().openapi({ description: "A URL that answers this one call with a POST of {result} or {error}, no other credential needed" }),
+  modelToolCallId: z.string().optional().openapi({ description: "The model's own id for the call (toolCallId is the gateway's)" }),
 });
 
 export const AgentEvent = z

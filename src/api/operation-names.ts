@@ -1,9 +1,10 @@
 /**
- * The `operationId` and `summary` of every operation in the OpenAPI document,
- * in one table: operationIds are what generated clients name their methods
- * after, so they are public and must not change by accident. `nameOperations`
- * writes them onto the registered routes; `test/openapi.test.ts` checks that
- * every operation has an entry and every entry an operation.
+ * The `operationId` and `summary` of the operations whose routes do not name
+ * themselves (a route may set both inline in its `createRoute`; those win).
+ * operationIds are what generated clients name their methods after, so they
+ * are public and must not change by accident. `nameOperations` writes them
+ * onto the registered routes; `test/openapi-lint.test.ts` checks that every
+ * operation ends up named, uniquely, and that no entry here is stale.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 
@@ -42,10 +43,10 @@ export const operationNames: Record<string, OperationName> = {
   "get /api/stats": { operationId: "getStats", summary: "D1 statement counts (benchmarks)" },
 };
 
-/** Writes the table onto the app's registered routes (call after every route is mounted). */
+/** Writes the table onto the app's registered routes that have no name of their own (call after every route is mounted). */
 export function nameOperations(registry: OpenAPIHono["openAPIRegistry"]): void {
   for (const definition of registry.definitions) {
-    if (definition.type !== "route") continue;
+    if (definition.type !== "route" || definition.route.operationId) continue;
     const name = operationNames[`${definition.route.method} ${definition.route.path}`];
     if (name) Object.assign(definition.route, name);
   }

@@ -263,6 +263,25 @@ describe("handleTools", () => {
   });
 });
 
+describe("callback URLs", () => {
+  it("a pending call's callbackUrl answers it with no other credential", async () => {
+    const agent = await createAgent([externalTool("remote")], [{ toolCalls: [{ name: "remote", args: { city: "Lima" } }] }, { toolCalls: [{ name: "skip", args: {} }] }]);
+    const stream = admin.subscribeAgent(agent.id, { afterSeq: 0 });
+    const announced = until<AgentEvent>("tool.pending with a callbackUrl", (done) => stream.on("event", (event) => event.type === "tool.pending" && done(event)));
+    const finished = until<AgentEvent>("agent.cycle.finished", (done) => stream.on("event", (event) => event.type === "agent.cycle.finished" && done(event)));
+    await admin.agents.pushInbox(agent.id, {});
+    const pending = (await announced).data as { callbackUrl?: string; toolCallId: string };
+    expect(pending.callbackUrl).toMatch(/\/api\/callbacks\//);
+    // Anyone holding the URL may answer: a client with no valid key at all.
+    const stranger = new Switchboard({ baseUrl: gateway.baseUrl, secretKey: "not-a-key" });
+    const answer = await stranger.answerCallbackUrl(pending.callbackUrl as string, { result: { forecast: "sunny" } });
+    expect(answer).toMatchObject({ success: true });
+    const run = await admin.runs.get(((await finished).data as { runId: string }).runId);
+    stream.close();
+    expect((run.toolCalls as { toolName: string; result?: unknown }[]).find((call) => call.toolName === "remote")?.result).toEqual({ forecast: "sunny" });
+  });
+});
+
 describe("webhook handler", () => {
   it("verifies the gateway's signature, answers the pushed call, and refuses a forged one", async () => {
     const handler = admin.webhookHandler({ reserve: (args: { quantity: number }) => ({ reserved: args.quantity }) }, { secret: gateway.vars.WEBHOOK_SECRET });

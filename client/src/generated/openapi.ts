@@ -490,6 +490,10 @@ export type components = {
             spaceId?: string;
             messageId?: string;
             resultUrl: string;
+            /** @description A URL that answers this one call with a POST of {result} or {error}, no other credential needed */
+            callbackUrl?: string;
+            /** @description The model's own id for the call (toolCallId is the gateway's) */
+            modelToolCallId?: string;
             /** @enum {string} */
             type: "tool.call";
             agentId: string;
@@ -852,6 +856,10 @@ export type components = {
                 spaceId?: string;
                 messageId?: string;
                 resultUrl: string;
+                /** @description A URL that answers this one call with a POST of {result} or {error}, no other credential needed */
+                callbackUrl?: string;
+                /** @description The model's own id for the call (toolCallId is the gateway's) */
+                modelToolCallId?: string;
             } & {
                 [key: string]: unknown;
             };
