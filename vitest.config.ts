@@ -1,31 +1,59 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { buildAll } from "./scripts/build.mjs";
 import { fakeRemote } from "./test/fake-remote.ts";
 
+/**
+ * Two projects, one `npm test`:
+ * - `workers`: the Worker and its objects inside workerd (@cloudflare/vitest-plugin);
+ * - `node`: the client SDK, the CLI and the live page as people use them, against
+ *   a real `npm run dev` (started once by test/node/global-setup.ts) and, for
+ *   the page, a headless Chromium.
+ */
 export default defineConfig(async () => {
+  // The Worker serves web/dist as static assets: build it (with the SDK and CLI) before anything runs.
+  await buildAll({ quiet: true });
   const migrations = await readD1Migrations("./migrations");
   return {
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          // Every outbound fetch is answered by the fake remote: tests never reach the network.
-          outboundService: fakeRemote,
-          bindings: {
-            TEST_MIGRATIONS: migrations,
-            GATEWAY_SECRET_KEY: "test-secret-key",
-            GATEWAY_PUBLIC_KEY: "test-public-key",
-            JWT_SECRET: "test-jwt-secret-that-is-long-enough",
-            WEBHOOK_SECRET: "test-webhook-secret",
-            TOOL_API_TOKEN: "test-tool-token",
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                // Every outbound fetch is answered by the fake remote: tests never reach the network.
+                outboundService: fakeRemote,
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  GATEWAY_SECRET_KEY: "test-secret-key",
+                  GATEWAY_PUBLIC_KEY: "test-public-key",
+                  JWT_SECRET: "test-jwt-secret-that-is-long-enough",
+                  WEBHOOK_SECRET: "test-webhook-secret",
+                  TOOL_API_TOKEN: "test-tool-token",
+                },
+              },
+            }),
+          ],
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**"],
+            setupFiles: ["./test/setup.ts"],
+            testTimeout: 30_000,
           },
         },
-      }),
-    ],
-    test: {
-      include: ["test/**/*.test.ts"],
-      setupFiles: ["./test/setup.ts"],
-      testTimeout: 30_000,
+        {
+          test: {
+            name: "node",
+            environment: "node",
+            include: ["test/node/**/*.test.ts"],
+            globalSetup: ["./test/node/global-setup.ts"],
+            testTimeout: 60_000,
+            hookTimeout: 120_000,
+          },
+        },
+      ],
     },
   };
 });

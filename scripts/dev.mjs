@@ -15,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -63,7 +63,10 @@ const configPath = resolve(argumentValue("--config", "-c") ?? join(root, "wrangl
 const environmentName = argumentValue("--env", "-e");
 // wrangler reads `.dev.vars.<env>` instead of `.dev.vars` when --env names one that exists.
 const namedDevVars = environmentName ? join(dirname(configPath), `.dev.vars.${environmentName}`) : undefined;
-const devVarsPath = namedDevVars && existsSync(namedDevVars) ? namedDevVars : join(dirname(configPath), ".dev.vars");
+const envFile = argumentValue("--env-file");
+const devVarsPath = envFile ? resolve(envFile) : namedDevVars && existsSync(namedDevVars) ? namedDevVars : join(dirname(configPath), ".dev.vars");
+// Where the local state lives: the D1 data, and next to it the URL and the demo's ids.
+const stateDir = resolve(argumentValue("--persist-to") ?? join(root, ".wrangler", "state"));
 const shownDevVarsPath = relative(process.cwd(), devVarsPath) || devVarsPath;
 
 function ensureDevVars() {
@@ -210,12 +213,15 @@ async function whenReady(baseUrl, isRunning) {
     if (isRunning()) console.warn(`[dev] ${baseUrl}/health did not answer within ${HEALTH_TIMEOUT_MS / 1000}s; skipping the banner and demo seeding.`);
     return;
   }
-  const secretKey = parseDotenv(readFileSync(devVarsPath, "utf8")).GATEWAY_SECRET_KEY;
+  const vars = parseDotenv(readFileSync(devVarsPath, "utf8"));
+  const secretKey = vars.GATEWAY_SECRET_KEY;
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, "switchboard-dev.json"), `${JSON.stringify({ baseUrl, pid: process.pid, startedAt: new Date().toISOString() }, null, 2)}\n`);
   console.log(
     [
       "",
       "┌ Switchboard is running",
-      `│ URL:  ${baseUrl}   (GET ${baseUrl}/health)`,
+      `│ URL:  ${baseUrl}   (GET ${baseUrl}/health · API reference ${baseUrl}/reference/)`,
       `│ Keys: ${devVarsPath}`,
       "│       GATEWAY_SECRET_KEY → x-secret-key · GATEWAY_PUBLIC_KEY + a JWT signed with JWT_SECRET → clients",
       "└ Ctrl-C stops it.",
@@ -223,19 +229,25 @@ async function whenReady(baseUrl, isRunning) {
     ].join("\n"),
   );
   const seedPath = join(root, "scripts", "seed-demo.mjs");
-  if (!existsSync(seedPath)) return;
-  try {
-    const seed = await import(pathToFileURL(seedPath).href);
-    if (typeof seed.default !== "function") {
-      console.warn("[dev] scripts/seed-demo.mjs has no default export function; skipped.");
-      return;
+  if (existsSync(seedPath)) {
+    try {
+      const seed = await import(pathToFileURL(seedPath).href);
+      if (typeof seed.default !== "function") {
+        console.warn("[dev] scripts/seed-demo.mjs has no default export function; skipped.");
+      } else {
+        console.log("[dev] Seeding demo data (scripts/seed-demo.mjs)…");
+        await seed.default({ baseUrl, secretKey, stateDir, vars });
+      }
+    } catch (error) {
+      console.warn(`[dev] Demo seeding failed (the server keeps running): ${error?.stack ?? error}`);
     }
-    console.log("[dev] Seeding demo data (scripts/seed-demo.mjs)…");
-    await seed.default({ baseUrl, secretKey });
-  } catch (error) {
-    console.warn(`[dev] Demo seeding failed (the server keeps running): ${error?.stack ?? error}`);
   }
+  const watcherPath = join(root, "scripts", "watch-failed-runs.mjs");
+  const { watchFailedRuns } = await import(pathToFileURL(watcherPath).href);
+  stopWatching = await watchFailedRuns({ baseUrl, secretKey, log: (line) => console.log(line), isRunning });
 }
+
+let stopWatching = () => undefined;
 
 // ------------------------------------------------------------- main
 
@@ -261,11 +273,13 @@ dev.once("error", (error) => {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   // Forward, then wait for wrangler to stop workerd and exit.
   process.on(signal, () => {
+    stopWatching();
     if (running) dev.kill(signal);
   });
 }
 dev.once("exit", (code, signal) => {
   running = false;
+  stopWatching();
   process.exit(code ?? (signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : 1));
 });
 

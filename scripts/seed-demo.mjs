@@ -1,10 +1,12 @@
 /**
  * Seeds the local demo (idempotently): a demo person, a demo space and a demo
- * agent on the `scripted` provider that greets and answers in the space.
+ * agent on the `scripted` provider that greets, answers, and asks the person
+ * to fill in a `space` tool's form before it carries on.
  * Called by `npm run dev` once the gateway answers; also runnable by hand:
  *   node scripts/seed-demo.mjs http://localhost:8787
  * The ids are kept in .wrangler/state/switchboard-demo.json (next to the local
  * D1 data, so wiping one wipes both); if any of them is gone, all are made anew.
+ * Prints the live page's sign-in link for the demo person, and CLI commands.
  */
 import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,7 +14,32 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const statePath = join(root, ".wrangler", "state", "switchboard-demo.json");
+const defaultStateDir = join(root, ".wrangler", "state");
+
+/** The `space` tool the demo agent asks the person with: the page draws a form from `resultSchema`. */
+export const feedbackTool = {
+  name: "ask_feedback",
+  description: "Ask the person in the space for quick feedback",
+  executionType: "space",
+  // Sync: the cycle waits (up to 15 minutes) and carries on the moment the answer is posted.
+  timeout: 15 * 60 * 1000,
+  inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+  resultSchema: {
+    type: "object",
+    properties: {
+      rating: { type: "integer", title: "How useful is Switchboard so far? (1–5)", minimum: 1, maximum: 5 },
+      favourite: { type: "string", title: "What did you like most?", enum: ["Streaming text", "Tool cards", "The CLI", "Nothing yet"] },
+      comment: { type: "string", title: "Anything else?", maxLength: 500 },
+    },
+    required: ["rating", "favourite"],
+  },
+};
+
+export const demoTexts = {
+  greeting: "Hello! I'm the Switchboard demo agent. Say something in this space and I'll answer.",
+  ask: "Nice to meet you! Let me ask you something. The card below is a space tool: a question only a person can answer, with a form drawn from its result schema. Fill it in and I'll carry on.",
+  thanks: "Thank you! Your answer came straight back to me as the tool's result, in the same cycle: no polling. Ask me anything else.",
+};
 
 const replies = [
   "Hi again! I'm a scripted agent: my turns are written in my config, so I run with no model key and no internet.",
@@ -59,16 +86,29 @@ export function demoAgentConfig(spaceId) {
   });
   return {
     version: "1.0",
-    agent: { name: "Demo agent", description: "Greets and answers in the demo space", system: "You are the Switchboard demo agent." },
+    agent: { name: "Demo agent", description: "Greets, answers and asks for feedback in the demo space", system: "You are the Switchboard demo agent." },
     model: {
       provider: "scripted",
-      turns: [turn("Hello! I'm the Switchboard demo agent. Say something in this space and I'll answer."), ...replies.map(turn)],
+      turns: [
+        turn(demoTexts.greeting),
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "send_message", args: { text: demoTexts.ask } },
+            { name: "ask_feedback", args: { question: "How is the demo going?" } },
+          ],
+        },
+        { toolCalls: [{ name: "send_message", args: { text: demoTexts.thanks } }, { name: "skip", args: {} }] },
+        ...replies.map(turn),
+      ],
     },
     loop: { maxSteps: 4, toolChoice: "auto" },
+    tools: [feedbackTool],
   };
 }
 
-export default async function seedDemo({ baseUrl, secretKey }) {
+export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultStateDir, vars = readDevVars() }) {
+  const statePath = join(stateDir, "switchboard-demo.json");
   const headers = { "content-type": "application/json", "x-secret-key": secretKey };
   const api = async (method, path, body) => {
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -84,6 +124,15 @@ export default async function seedDemo({ baseUrl, secretKey }) {
       api("GET", `/api/agents/${state.agentId}`),
     ]);
     if (person.status !== 200 || space.status !== 200 || agent.status !== 200) state = undefined;
+    else {
+      // A demo agent from an older version (scripted, without the feedback tool) gets today's script;
+      // an agent someone switched to a real model is left alone.
+      const config = agent.body.config;
+      if (config?.model?.provider === "scripted" && !(config.tools ?? []).some((tool) => tool.name === feedbackTool.name)) {
+        const updated = await api("PUT", `/api/agents/${state.agentId}`, { config: demoAgentConfig(state.spaceId) });
+        if (updated.status === 200) console.log("[demo] Updated the demo agent to the current script (it now asks for feedback with a space tool).");
+      }
+    }
   }
 
   if (!state) {
@@ -104,18 +153,20 @@ export default async function seedDemo({ baseUrl, secretKey }) {
     console.log("[demo] The demo person, space and agent already exist.");
   }
 
-  const vars = readDevVars();
   const token = vars.JWT_SECRET ? signToken(state.personId, vars.JWT_SECRET) : undefined;
-  console.log(`[demo] person ${state.personId} · space ${state.spaceId} · agent ${state.agentId}`);
-  console.log(`[demo] Talk to the agent:
-  curl -s -X POST ${baseUrl}/api/spaces/${state.spaceId}/messages \\
-    -H 'content-type: application/json' -H "x-secret-key: $(grep ^GATEWAY_SECRET_KEY= .dev.vars | cut -d= -f2)" \\
-    -d '{"text":"Hello agent!","entityId":"${state.personId}"}'`);
+  console.log(`[demo] person ${state.personId} · space ${state.spaceId} · agent ${state.agentId} (entity ${state.agentEntityId})`);
   if (token && vars.GATEWAY_PUBLIC_KEY) {
-    const query = `afterSeq=0&publicKey=${vars.GATEWAY_PUBLIC_KEY}&token=${token}`;
-    console.log(`[demo] Watch the space live, as the demo person (SSE):
-  curl -N -H 'accept: text/event-stream' '${baseUrl}/api/spaces/${state.spaceId}/stream?${query}'
-[demo] or as a WebSocket: ${baseUrl.replace(/^http/, "ws")}/api/spaces/${state.spaceId}/stream?${query}`);
+    const link = `${baseUrl}/#${new URLSearchParams({ publicKey: vars.GATEWAY_PUBLIC_KEY, token })}`;
+    console.log(`
+┌ Open the demo space in your browser, signed in as the demo person (valid 7 days):
+│ ${link}
+│
+│ In another terminal (npx switchboard help for more):
+│   npx switchboard watch                 # the space live, as the page shows it
+│   npx switchboard say "Hello agent!"    # talk as the demo person
+│   npx switchboard answer                # calls waiting for an answer
+│   npx switchboard runs                  # the demo agent's runs, with errors
+└`);
   }
   return state;
 }

@@ -10,12 +10,14 @@ import { listGoals } from "../knowledge/goals";
 import { listMemories } from "../knowledge/memories";
 import { listPlans } from "../knowledge/plans";
 import { getAgent } from "../agents/agent-record";
+import { agentNotFound } from "../db/agent-not-found";
 import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";
 import { notFound } from "../errors";
 import { requireSecret } from "./authorize";
 import { createRouter, newId, type ApiContext } from "./context";
+import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
 import { checkStreamRequest, streamRequest } from "./streams";
 
@@ -45,8 +47,9 @@ const InboxPush = z.object({ type: z.literal("external"), data: z.unknown() }).s
 
 async function requireAgent(c: ApiContext, agentId: string) {
   requireSecret(c);
-  const agent = await getAgent(getDatabase(c.env.DB), agentId);
-  if (!agent) throw notFound("Agent", agentId);
+  const database = getDatabase(c.env.DB);
+  const agent = await getAgent(database, agentId);
+  if (!agent) throw await agentNotFound(database, agentId);
   return agent;
 }
 
@@ -167,7 +170,7 @@ export const agentActivityRoutes = createRouter()
       request: { params: AgentIdParam },
       responses: {
         101: { description: "WebSocket: one JSON event per text frame" },
-        200: { description: "SSE", content: { "text/event-stream": { schema: z.string() } } },
+        200: { description: "SSE: `id: <seq>` and `data: <event JSON>` per event", content: { "text/event-stream": { schema: AgentEvent } } },
         426: jsonContent(ErrorResponse, "Neither a WebSocket upgrade nor an SSE request"),
         ...errorResponses,
       },

@@ -4,8 +4,8 @@ import { eq } from "drizzle-orm";
 import { AgentConfig } from "../agents/agent-config";
 import { getDatabase } from "../db/client";
 import { getAgent } from "../agents/agent-record";
+import { agentNotFound } from "../db/agent-not-found";
 import { agents, entities } from "../db/schema";
-import { notFound } from "../errors";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
@@ -69,8 +69,9 @@ export const agentRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { agentId } = c.req.valid("param");
-      const agent = await getAgent(getDatabase(c.env.DB), agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      const database = getDatabase(c.env.DB);
+      const agent = await getAgent(database, agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       return c.json(agent, 200);
     },
   )
@@ -89,7 +90,7 @@ export const agentRoutes = createRouter()
       checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       const updatedAt = new Date().toISOString();
       await database.batch([
         database.update(agents).set({ config, name: config.agent.name, updatedAt }).where(eq(agents.id, agentId)),
@@ -112,7 +113,7 @@ export const agentRoutes = createRouter()
       const { agentId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
-      if (!agent) throw notFound("Agent", agentId);
+      if (!agent) throw await agentNotFound(database, agentId);
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // Its open calls can never be answered now (a late result gets 410); the entity row
       // cascades to the agent row and its memberships. One batch: both or neither.

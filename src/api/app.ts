@@ -9,13 +9,18 @@ import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
 import { operatorRoutes } from "./operator";
 import { authentication } from "./authorize";
+import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
+import { registerEventSchemas } from "./event-schemas";
 import { healthRoutes } from "./health";
 import { hopGuard } from "./hop-guard";
 import { idempotency } from "./idempotency";
 import { messageRoutes } from "./messages";
+import { nameOperations } from "./operation-names";
 import { requestBody } from "./request-body";
+import { spaceMemberRoutes } from "./space-members";
+import { spaceToolRoutes } from "./space-tools";
 import { spaceRoutes } from "./spaces";
 import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
@@ -35,10 +40,13 @@ export function createApp() {
   }
 
   app.route("/", healthRoutes);
+  app.route("/", discoveryRoutes);
   app.route("/", entityRoutes);
   app.route("/", agentRoutes);
   app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
+  app.route("/", spaceToolRoutes);
+  app.route("/", spaceMemberRoutes);
   app.route("/", messageRoutes);
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
@@ -46,6 +54,8 @@ export function createApp() {
   app.route("/", operatorRoutes);
   app.route("/", statsRoutes);
 
+  nameOperations(app.openAPIRegistry);
+  registerEventSchemas(app.openAPIRegistry);
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
@@ -56,6 +66,8 @@ export function createApp() {
       version: c.env.SWITCHBOARD_VERSION,
       description: "An edge gateway where AI agents, people and services meet. Errors: {\"error\": {\"code\", \"message\"}}.",
     },
+    // Relative: the document describes the gateway that serves it (and the reference page tries requests there).
+    servers: [{ url: "/", description: "The gateway serving this document" }],
     security: securityRequirements,
   }));
 

@@ -5,6 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
 import { listMessages } from "../db/messages";
+import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
 import { getSpace, loadMessageContext } from "../db/spaces";
 import { ApiError, forbidden, notFound } from "../errors";
 import { fullMessage, maxMentions, maxMessageChars, Message, redactMessage } from "../protocol/message";
@@ -47,9 +48,9 @@ export const messageRoutes = createRouter()
       let speakerId: string;
       if (principal.kind === "secret") {
         if (!input.entityId) throw new ApiError(400, "validation_error", "entityId: Required when sending with the secret key");
-        speakerId = input.entityId;
+        speakerId = await resolveEntityId(database, input.entityId);
       } else {
-        if (input.entityId !== undefined && input.entityId !== principal.entityId) {
+        if (input.entityId !== undefined && (await resolveEntityId(database, input.entityId)) !== principal.entityId) {
           throw forbidden("A token may only send messages as its own entity");
         }
         speakerId = principal.entityId;
@@ -61,7 +62,7 @@ export const messageRoutes = createRouter()
       if (!speaker) throw notFound("Entity", speakerId);
       const memberIds = new Set(context.memberIds);
       if (!memberIds.has(speakerId)) throw forbidden(`Entity "${speakerId}" is not a member of space "${spaceId}"`);
-      const mentions = [...new Set(input.mentions ?? [])];
+      const mentions = [...new Set(await resolveEntityIds(database, input.mentions ?? []))];
       const strangers = mentions.filter((id) => !memberIds.has(id));
       if (strangers.length > 0) {
         throw new ApiError(400, "validation_error", `mentions: not members of this space: ${strangers.join(", ")}`);

@@ -4,6 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
 import { members } from "../db/schema";
+import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
 import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { notifyMembershipChanged } from "../agents/notify-membership";
@@ -44,8 +45,8 @@ export const spaceRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const input = c.req.valid("json");
-      const memberIds = [...new Set(input.memberIds ?? [])];
       const database = getDatabase(c.env.DB);
+      const memberIds = [...new Set(await resolveEntityIds(database, input.memberIds ?? []))];
       const found = new Set((await getEntities(database, memberIds)).map((entity) => entity.id));
       const missing = memberIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new ApiError(404, "not_found", `Unknown entity ids: ${missing.join(", ")}`);
@@ -90,8 +91,9 @@ export const spaceRoutes = createRouter()
     async (c) => {
       requireSecret(c);
       const { spaceId } = c.req.valid("param");
-      const { entityId: memberId, role } = c.req.valid("json");
+      const { entityId: givenId, role } = c.req.valid("json");
       const database = getDatabase(c.env.DB);
+      const memberId = await resolveEntityId(database, givenId);
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
       if (!(await getEntity(database, memberId))) throw notFound("Entity", memberId);
       // The insert decides, so concurrent adds of one entity give one 201 (and one joined event) and 409s.
@@ -136,8 +138,9 @@ export const spaceRoutes = createRouter()
     }),
     async (c) => {
       requireSecret(c);
-      const { spaceId, entityId: memberId } = c.req.valid("param");
+      const { spaceId, entityId: givenId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
+      const memberId = await resolveEntityId(database, givenId);
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
       const removed = await database
         .delete(members)

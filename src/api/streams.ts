@@ -12,6 +12,7 @@ import { spaceStub } from "../spaces/space-stub";
 import { parseAfterSeq, subscriberHeaders } from "../streams/open-stream";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
+import { SpaceEvent } from "./event-schemas";
 import { errorResponses, jsonContent, ErrorResponse, SpaceIdParam } from "./schemas";
 
 const StreamQuery = z.object({
@@ -55,7 +56,7 @@ export const streamRoutes = createRouter().openapi(
     request: { params: SpaceIdParam, query: StreamQuery },
     responses: {
       101: { description: "WebSocket: one JSON event per text frame" },
-      200: { description: "SSE: `id: <seq>` and `data: <event JSON>` per event", content: { "text/event-stream": { schema: z.string() } } },
+      200: { description: "SSE: `id: <seq>` and `data: <event JSON>` per event", content: { "text/event-stream": { schema: SpaceEvent } } },
       426: jsonContent(ErrorResponse, "Neither a WebSocket upgrade nor an SSE request"),
       ...errorResponses,
     },

@@ -45,6 +45,10 @@ const common = {
   name: z.string().regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
   description: z.string().max(4096).optional(),
   inputSchema: JsonSchemaObject.optional(),
+  /** What the answer of an `external`/`space` tool looks like: the space page builds its answer form from it. */
+  resultSchema: z.record(z.string(), z.unknown()).optional().openapi({
+    description: "A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it",
+  }),
   visible: z.boolean().optional(),
   isAsync: z.boolean().optional(),
   timeout: z.number().int().positive().max(maxToolTimeoutMs).optional(),

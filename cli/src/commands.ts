@@ -1,0 +1,157 @@
+/** The CLI's commands, each on the client SDK. */
+import type { Message, Switchboard, ToolCallPart } from "../../client/src/index";
+import { CommandContext, UsageError } from "./command-context";
+import { EventPrinter } from "./event-printer";
+import { requireDemo, requireVar, SetupError } from "./local-setup";
+
+type Command = (context: CommandContext, positionals: string[]) => Promise<void>;
+
+export const commands: Record<string, Command> = {
+  async say(context, positionals) {
+    const text = positionals.join(" ").trim();
+    if (!text) throw new UsageError('say needs the text: switchboard say "Hello agent!"');
+    const spaceId = context.space();
+    const actingAs = context.actingAs();
+    const message = actingAs
+      ? await (await context.member(actingAs)).messages.send(spaceId, { text })
+      : await context.admin().messages.send(spaceId, { text, entityId: requireDemo(context.setup, "--as <entityId>").personId });
+    if (context.flags.json) return context.json(message);
+    context.io.out(`sent ${message.id} (seq ${message.seq}) to ${spaceId}\n`);
+  },
+
+  async watch(context, positionals) {
+    const spaceId = context.space(positionals[0]);
+    const client = await context.client();
+    const afterSeq = context.flags.live ? undefined : Number(context.flags["after-seq"] ?? 0);
+    if (afterSeq !== undefined && !Number.isInteger(afterSeq)) throw new UsageError("--after-seq must be a whole number");
+    const printer = new EventPrinter({ write: context.io.out }, context.io.colors ?? false);
+    printer.setMembers((await client.spaces.members(spaceId)).members);
+    if (!context.flags.json) context.io.err(`watching ${spaceId} at ${context.setup.baseUrl} (Ctrl-C stops)\n`);
+    const subscription = client.subscribe(spaceId, { afterSeq, signal: context.io.signal });
+    let opens = 0;
+    subscription.on("status", ({ status, delayMs, error }) => {
+      if (status === "reconnecting" && error) context.io.err(`… connection lost (${error.message}); reconnecting in ${delayMs} ms, resuming after seq ${subscription.lastSeq ?? "(live)"}\n`);
+      if (status !== "open" || context.flags.json) return;
+      opens += 1;
+      const from = subscription.lastSeq === undefined ? " (live from now)" : ` (${opens === 1 ? "replaying" : "resuming"} after seq ${subscription.lastSeq})`;
+      context.io.err(`${opens === 1 ? "connected" : "reconnected"}${from}\n`);
+    });
+    subscription.on("event", (event) => {
+      if (context.flags.json) return context.io.out(`${JSON.stringify(event)}\n`);
+      if (event.type === "space.member.joined") {
+        client.spaces
+          .members(spaceId)
+          .then(({ members }) => printer.setMembers(members))
+          .catch(() => undefined);
+      }
+      printer.print(event);
+    });
+    await subscription.done;
+  },
+
+  async answer(context, positionals) {
+    const spaceId = context.space();
+    const client = await context.client();
+    const [callId, resultText] = positionals;
+    const pending = await pendingCalls(client, spaceId);
+    if (!callId) {
+      if (context.flags.json) return context.json(pending);
+      if (pending.length === 0) return context.io.out(`No call in ${spaceId} is waiting for an answer.\n`);
+      const tools = (await client.spaces.tools(spaceId)).tools;
+      for (const { part, message } of pending) {
+        const tool = tools.find((candidate) => candidate.name === part.toolName && candidate.agentEntityId === message.entityId);
+        context.io.out(`${part.toolCallId}  ${part.toolName}(${part.args === undefined ? "" : JSON.stringify(part.args)})\n`);
+        if (tool?.resultSchema) context.io.out(`    answer shaped like: ${JSON.stringify(tool.resultSchema)}\n`);
+        context.io.out(`    switchboard answer ${part.toolCallId} '<json>'\n`);
+      }
+      return;
+    }
+    if (resultText === undefined) throw new UsageError(`answer needs the result as JSON: switchboard answer ${callId} '{"confirmed": true}'`);
+    let result: unknown;
+    try {
+      result = JSON.parse(resultText);
+    } catch (error) {
+      throw new UsageError(`The result is not JSON (${(error as Error).message}). Quote it for the shell: '{"confirmed": true}'`);
+    }
+    const runId = pending.find((entry) => entry.part.toolCallId === callId)?.part.runId ?? (await findRunOfCall(context, callId));
+    if (!runId) throw new SetupError(`No call ${callId} waits for an answer in ${spaceId} or in any agent's pending calls. List them with \`switchboard answer\`.`);
+    const answer = await client.submitToolResult(runId, callId, result);
+    if (context.flags.json) return context.json(answer);
+    context.io.out(`answered ${callId}${"duplicate" in answer && answer.duplicate ? " (the same answer was already given)" : ""}\n`);
+  },
+
+  async spaces(context) {
+    const client = await context.client();
+    const rows = [];
+    for await (const space of client.spaces.all()) rows.push(space);
+    context.table(rows, ["id", "name", "memberCount", "createdAt"]);
+  },
+
+  async agents(context) {
+    const rows = [];
+    for await (const agent of context.admin().agents.all()) rows.push({ ...agent, model: [agent.model.provider, agent.model.name].filter(Boolean).join(" ") });
+    context.table(rows, ["id", "entityId", "name", "model", "updatedAt"]);
+  },
+
+  async entities(context) {
+    const type = context.flags.type;
+    if (type !== undefined && type !== "human" && type !== "agent" && type !== "service") throw new UsageError("--type is human, agent or service");
+    const rows = [];
+    for await (const entity of context.admin().entities.all({ type })) rows.push(entity);
+    context.table(rows, ["id", "type", "name", "agentId", "externalId", "createdAt"]);
+  },
+
+  async runs(context, positionals) {
+    const agentId = positionals[0] ?? requireDemo(context.setup, "an agent id").agentId;
+    const limit = Number(context.flags.limit ?? 20);
+    const { runs } = await context.admin().agents.runs(agentId, { limit });
+    if (context.flags.json) return context.json(runs);
+    context.table(
+      runs.map((run) => ({
+        id: run.id,
+        status: run.status,
+        started: run.createdAt,
+        ms: run.finishedAt ? Date.parse(run.finishedAt) - Date.parse(run.createdAt) : "",
+        tools: run.toolCalls.length,
+        error: run.error ?? "",
+      })),
+      ["id", "status", "started", "ms", "tools", "error"],
+    );
+  },
+
+  async token(context, positionals) {
+    const entityId = positionals[0];
+    if (!entityId) throw new UsageError("token needs the entity id: switchboard token ent_…");
+    context.io.out(`${await context.token(entityId, context.flags["expires-in"] ?? "1h")}\n`);
+  },
+
+  async link(context, positionals) {
+    const entityId = positionals[0] ?? requireDemo(context.setup, "an entity id").personId;
+    const token = await context.token(entityId, context.flags["expires-in"] ?? "7d");
+    context.io.out(`${pageLink(context.setup.baseUrl, requireVar(context.setup, "GATEWAY_PUBLIC_KEY"), token, context.flags.space)}\n`);
+  },
+};
+
+/** The live page's sign-in link: credentials in the fragment, which never reaches a server. */
+export function pageLink(baseUrl: string, publicKey: string, token: string, spaceId?: string): string {
+  const fragment = new URLSearchParams({ publicKey, token, ...(spaceId ? { space: spaceId } : {}) });
+  return `${baseUrl}/#${fragment}`;
+}
+
+async function pendingCalls(client: Switchboard, spaceId: string): Promise<{ message: Message; part: ToolCallPart }[]> {
+  const messages = await client.messages.all(spaceId);
+  return messages.flatMap((message) => (message.parts ?? []).filter((part) => part.status === "requires_action").map((part) => ({ message, part })));
+}
+
+/** The run of a pending call found through the agents' pending-call lists (an external call shown nowhere). */
+async function findRunOfCall(context: CommandContext, callId: string): Promise<string | undefined> {
+  const admin = context.admin();
+  for await (const agent of admin.agents.all()) {
+    for (const status of ["waiting", "pending"] as const) {
+      const { pendingToolCalls } = await admin.agents.pendingToolCalls(agent.id, { status, limit: 500 });
+      const call = (pendingToolCalls as { toolCallId: string; runId: string }[]).find((row) => row.toolCallId === callId);
+      if (call) return call.runId;
+    }
+  }
+  return undefined;
+}

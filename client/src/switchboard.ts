@@ -1,0 +1,304 @@
+/**
+ * The Switchboard client: every route of the gateway, typed from its OpenAPI
+ * document, with the error envelope thrown as a `SwitchboardError`; live
+ * streams that reconnect and resume (`subscribe`, `subscribeAgent`,
+ * `openSpace`); and `handleTools` for services that answer tool calls.
+ *
+ *   const switchboard = new Switchboard({ baseUrl, secretKey });            // a server
+ *   const switchboard = new Switchboard({ baseUrl, publicKey, token });     // a person or service
+ */
+import createClient, { type Client } from "openapi-fetch";
+import { EventSubscription, type StreamConnection, type SubscribeOptions, type WebSocketConstructor } from "./event-stream";
+import { ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-tools";
+import { LiveSpace, type OpenSpaceOptions } from "./live-space";
+import { retryingFetch, type RetryOptions } from "./retrying-fetch";
+import { SwitchboardError } from "./switchboard-error";
+import type { AgentConfig, AgentEvent, PendingToolCall, SpaceEvent, paths } from "./types";
+import { createWebhookHandler, type WebhookHandlerOptions } from "./webhooks";
+
+type TokenSource = string | (() => string | Promise<string>);
+
+export type SwitchboardOptions = {
+  /** The gateway, e.g. `http://localhost:8787` (no trailing path). */
+  baseUrl: string;
+  /** The secret key: full access, for servers only. */
+  secretKey?: string;
+  /** The public key, with `token`: act as one entity (people, services, browsers). */
+  publicKey?: string;
+  /** A JWT, or a function that returns a fresh one (called per request and per reconnect). */
+  token?: TokenSource;
+  /** Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Default: `globalThis.WebSocket` where there is one; `null` to always use SSE. */
+  WebSocket?: WebSocketConstructor | null;
+  /** Retries of safe requests (reads, `PUT`, idempotent `POST`s). Default 3 retries from 250 ms. */
+  retry?: RetryOptions;
+};
+
+type Page = { limit?: number; cursor?: string };
+type Result<T> = { data?: T; error?: unknown; response: Response };
+
+export class Switchboard {
+  /** The typed fetch client (openapi-fetch) for anything the helpers below do not cover. */
+  readonly raw: Client<paths>;
+  readonly baseUrl: string;
+  readonly #options: SwitchboardOptions;
+  readonly #fetch: typeof fetch;
+  readonly #WebSocket: WebSocketConstructor | undefined;
+
+  constructor(options: SwitchboardOptions) {
+    if (!options?.baseUrl) throw new TypeError("Switchboard needs baseUrl, e.g. http://localhost:8787");
+    if (!options.secretKey && !(options.publicKey && options.token)) {
+      throw new TypeError("Switchboard needs credentials: secretKey (servers), or publicKey and token (people and services)");
+    }
+    this.#options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#fetch = baseFetch;
+    const global = (globalThis as unknown as { WebSocket?: WebSocketConstructor }).WebSocket;
+    this.#WebSocket = options.WebSocket === null ? undefined : (options.WebSocket ?? global);
+    this.raw = createClient<paths>({ baseUrl: this.baseUrl, fetch: retryingFetch((request) => baseFetch(request), options.retry) });
+    this.raw.use({
+      onRequest: async ({ request }) => {
+        for (const [name, value] of Object.entries(await this.authHeaders())) request.headers.set(name, value);
+        return request;
+      },
+    });
+  }
+
+  /** The headers that authenticate a request (fresh token each time when `token` is a function). */
+  async authHeaders(): Promise<Record<string, string>> {
+    if (this.#options.secretKey) return { "x-secret-key": this.#options.secretKey };
+    return { "x-public-key": this.#options.publicKey as string, authorization: `Bearer ${await this.#token()}` };
+  }
+
+  async #token(): Promise<string> {
+    const token = this.#options.token as TokenSource;
+    return typeof token === "function" ? token() : token;
+  }
+
+  async #call<T>(what: string, request: () => Promise<Result<T>>): Promise<T> {
+    let result: Result<T>;
+    try {
+      result = await request();
+    } catch (error) {
+      throw SwitchboardError.network(error, what);
+    }
+    if (result.error !== undefined || !result.response.ok) throw SwitchboardError.fromResponse(result.response.status, result.error, what);
+    return result.data as T;
+  }
+
+  // ---------------------------------------------------------------- meta
+
+  health() {
+    return this.#call("GET /health", () => this.raw.GET("/health"));
+  }
+
+  /** The caller's entity and spaces (public key + JWT only). */
+  me() {
+    return this.#call("GET /api/me", () => this.raw.GET("/api/me"));
+  }
+
+  // ---------------------------------------------------------------- entities
+
+  readonly entities = {
+    create: (body: paths["/api/entities"]["post"]["requestBody"]["content"]["application/json"]) =>
+      this.#call("POST /api/entities", () => this.raw.POST("/api/entities", { body })),
+    get: (entityId: string) => this.#call(`GET /api/entities/${entityId}`, () => this.raw.GET("/api/entities/{entityId}", { params: { path: { entityId } } })),
+    list: (query: Page & { type?: "human" | "agent" | "service" } = {}) => this.#call("GET /api/entities", () => this.raw.GET("/api/entities", { params: { query } })),
+    all: (query: { type?: "human" | "agent" | "service" } = {}) => this.#pages((cursor) => this.entities.list({ ...query, cursor, limit: 200 }), (page) => page.entities),
+  };
+
+  // ---------------------------------------------------------------- agents
+
+  readonly agents = {
+    create: (config: AgentConfig) => this.#call("POST /api/agents", () => this.raw.POST("/api/agents", { body: { config } })),
+    get: (agentId: string) => this.#call(`GET /api/agents/${agentId}`, () => this.raw.GET("/api/agents/{agentId}", { params: { path: { agentId } } })),
+    update: (agentId: string, config: AgentConfig) =>
+      this.#call(`PUT /api/agents/${agentId}`, () => this.raw.PUT("/api/agents/{agentId}", { params: { path: { agentId } }, body: { config } })),
+    delete: (agentId: string) => this.#call(`DELETE /api/agents/${agentId}`, () => this.raw.DELETE("/api/agents/{agentId}", { params: { path: { agentId } } })),
+    list: (query: Page = {}) => this.#call("GET /api/agents", () => this.raw.GET("/api/agents", { params: { query } })),
+    all: () => this.#pages((cursor) => this.agents.list({ cursor, limit: 200 }), (page) => page.agents),
+    runs: (agentId: string, query: { limit?: number } = {}) =>
+      this.#call(`GET /api/agents/${agentId}/runs`, () => this.raw.GET("/api/agents/{agentId}/runs", { params: { path: { agentId }, query } })),
+    pendingToolCalls: (agentId: string, query: { status?: "waiting" | "pending" | "resolved" | "expired"; limit?: number } = {}) =>
+      this.#call(`GET /api/agents/${agentId}/pending-tool-calls`, () =>
+        this.raw.GET("/api/agents/{agentId}/pending-tool-calls", { params: { path: { agentId }, query } }),
+      ),
+    goals: (agentId: string) => this.#call(`GET /api/agents/${agentId}/goals`, () => this.raw.GET("/api/agents/{agentId}/goals", { params: { path: { agentId } } })),
+    memories: (agentId: string) =>
+      this.#call(`GET /api/agents/${agentId}/memories`, () => this.raw.GET("/api/agents/{agentId}/memories", { params: { path: { agentId } } })),
+    plans: (agentId: string) => this.#call(`GET /api/agents/${agentId}/plans`, () => this.raw.GET("/api/agents/{agentId}/plans", { params: { path: { agentId } } })),
+    /** Pushes an `external` event into the agent's inbox; it wakes. */
+    pushInbox: (agentId: string, data: unknown) =>
+      this.#call(`POST /api/agents/${agentId}/inbox`, () =>
+        this.raw.POST("/api/agents/{agentId}/inbox", { params: { path: { agentId } }, body: { type: "external", data } }),
+      ),
+  };
+
+  // ---------------------------------------------------------------- spaces
+
+  readonly spaces = {
+    create: (body: { name: string; memberIds?: string[] }) => this.#call("POST /api/spaces", () => this.raw.POST("/api/spaces", { body })),
+    get: (spaceId: string) => this.#call(`GET /api/spaces/${spaceId}`, () => this.raw.GET("/api/spaces/{spaceId}", { params: { path: { spaceId } } })),
+    /** Secret key: every space; a JWT: the caller's spaces. */
+    list: (query: Page = {}) => this.#call("GET /api/spaces", () => this.raw.GET("/api/spaces", { params: { query } })),
+    all: () => this.#pages((cursor) => this.spaces.list({ cursor, limit: 200 }), (page) => page.spaces),
+    members: (spaceId: string) =>
+      this.#call(`GET /api/spaces/${spaceId}/members`, () => this.raw.GET("/api/spaces/{spaceId}/members", { params: { path: { spaceId } } })),
+    /** Adds an entity (an agent may be named by either of its ids). */
+    addMember: (spaceId: string, entityId: string) =>
+      this.#call(`POST /api/spaces/${spaceId}/members`, () => this.raw.POST("/api/spaces/{spaceId}/members", { params: { path: { spaceId } }, body: { entityId } })),
+    /** Sets (or with `null` clears) a member's role. */
+    setMemberRole: (spaceId: string, entityId: string, role: paths["/api/spaces/{spaceId}/members/{entityId}"]["put"]["requestBody"]["content"]["application/json"]["role"]) =>
+      this.#call(`PUT /api/spaces/${spaceId}/members/${entityId}`, () =>
+        this.raw.PUT("/api/spaces/{spaceId}/members/{entityId}", { params: { path: { spaceId, entityId } }, body: { role } }),
+      ),
+    removeMember: (spaceId: string, entityId: string) =>
+      this.#call(`DELETE /api/spaces/${spaceId}/members/${entityId}`, () =>
+        this.raw.DELETE("/api/spaces/{spaceId}/members/{entityId}", { params: { path: { spaceId, entityId } } }),
+      ),
+    /** The tools that can show cards in the space, with display settings and result schemas. */
+    tools: (spaceId: string) =>
+      this.#call(`GET /api/spaces/${spaceId}/tools`, () => this.raw.GET("/api/spaces/{spaceId}/tools", { params: { path: { spaceId } } })),
+  };
+
+  readonly messages = {
+    /** Posts a message. With the secret key, `entityId` says who speaks; with a JWT, the caller speaks. */
+    send: (spaceId: string, body: { text: string; entityId?: string; mentions?: string[] }) =>
+      this.#call(`POST /api/spaces/${spaceId}/messages`, () => this.raw.POST("/api/spaces/{spaceId}/messages", { params: { path: { spaceId } }, body })),
+    /** Messages after `afterSeq`, oldest first (at most 200 per call). */
+    list: (spaceId: string, query: { afterSeq?: number; limit?: number } = {}) =>
+      this.#call(`GET /api/spaces/${spaceId}/messages`, () => this.raw.GET("/api/spaces/{spaceId}/messages", { params: { path: { spaceId }, query } })),
+    /** Every message after `afterSeq` (and up to `untilSeq`), page by page. */
+    all: async (spaceId: string, options: { afterSeq?: number; untilSeq?: number } = {}) => {
+      const messages = [];
+      let afterSeq = options.afterSeq ?? 0;
+      for (;;) {
+        const page = await this.messages.list(spaceId, { afterSeq, limit: 200 });
+        for (const message of page.messages) if (options.untilSeq === undefined || message.seq <= options.untilSeq) messages.push(message);
+        const last = page.messages.at(-1);
+        if (!last || page.messages.length < 200 || (options.untilSeq !== undefined && last.seq >= options.untilSeq)) return messages;
+        afterSeq = last.seq;
+      }
+    },
+  };
+
+  // ---------------------------------------------------------------- runs and results
+
+  readonly runs = {
+    get: (runId: string) => this.#call(`GET /api/runs/${runId}`, () => this.raw.GET("/api/runs/{runId}", { params: { path: { runId } } })),
+  };
+
+  /** Answers a pending tool call (`callId` = the `toolCallId` of the card or of `tool.pending`). */
+  submitToolResult(runId: string, callId: string, result: unknown) {
+    return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
+      this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, result } }),
+    );
+  }
+
+  /**
+   * Answers a pending call through its `callbackUrl` token (the token is the
+   * only credential the route needs): `{result}` or `{error}`.
+   */
+  answerCallback(token: string, body: paths["/api/callbacks/{token}"]["post"]["requestBody"]["content"]["application/json"]) {
+    return this.#call("POST /api/callbacks/…", () => this.raw.POST("/api/callbacks/{token}", { params: { path: { token } }, body }));
+  }
+
+  /** Answers a pending call through the full `callbackUrl` a `tool.pending` event or a webhook carried. */
+  answerCallbackUrl(callbackUrl: string, body: paths["/api/callbacks/{token}"]["post"]["requestBody"]["content"]["application/json"]) {
+    const token = /\/api\/callbacks\/([^/?#]+)/.exec(callbackUrl)?.[1];
+    if (!token) throw new TypeError(`Not a callback URL (…/api/callbacks/<token>): ${callbackUrl}`);
+    return this.answerCallback(decodeURIComponent(token), body);
+  }
+
+  async *#pages<P extends { nextCursor: string | null }, T>(read: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): AsyncGenerator<T> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await read(cursor);
+      yield* items(page);
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  // ---------------------------------------------------------------- streams
+
+  #connection(path: string, probePath: string): StreamConnection {
+    return {
+      fetch: this.#fetch,
+      WebSocket: this.#WebSocket,
+      baseUrl: this.baseUrl,
+      path,
+      headers: () => this.authHeaders(),
+      query: async () => (this.#options.secretKey ? undefined : { publicKey: this.#options.publicKey as string, token: await this.#token() }),
+      probe: async () => {
+        try {
+          const response = await this.#fetch(`${this.baseUrl}${probePath}`, { headers: await this.authHeaders() });
+          if (response.ok || response.status >= 500) return undefined;
+          return SwitchboardError.fromResponse(response.status, await response.json().catch(() => undefined), `GET ${probePath}`);
+        } catch {
+          return undefined;
+        }
+      },
+    };
+  }
+
+  /** The live events of a space; reconnects and resumes after the last seq seen. */
+  subscribe(spaceId: string, options: SubscribeOptions = {}): EventSubscription<SpaceEvent> {
+    return new EventSubscription<SpaceEvent>(this.#connection(`/api/spaces/${encodeURIComponent(spaceId)}/stream`, `/api/spaces/${encodeURIComponent(spaceId)}`), options);
+  }
+
+  /** An agent's own events (secret key): cycles, text deltas, every tool call, calls to execute. */
+  subscribeAgent(agentId: string, options: SubscribeOptions = {}): EventSubscription<AgentEvent> {
+    return new EventSubscription<AgentEvent>(this.#connection(`/api/agents/${encodeURIComponent(agentId)}/stream`, `/api/agents/${encodeURIComponent(agentId)}`), options);
+  }
+
+  /** A space's messages kept up to date: history, streaming drafts and tool cards merged into one timeline. */
+  openSpace(spaceId: string, options: OpenSpaceOptions = {}): LiveSpace {
+    return new LiveSpace(this, spaceId, options);
+  }
+
+  // ---------------------------------------------------------------- tools
+
+  /**
+   * Answers an agent's external tool calls with your functions (secret key):
+   * follows the agent stream's `tool.pending`, and at start (and after each
+   * reconnect) the calls still waiting or pending, so none is missed.
+   */
+  handleTools(handlers: ToolHandlers, options: ToolRunnerOptions & { agentId: string; subscribe?: SubscribeOptions }): ToolHandling {
+    const runner = new ToolRunner(handlers, (runId, callId, result) => this.submitToolResult(runId, callId, result), options);
+    const subscription = this.subscribeAgent(options.agentId, options.subscribe);
+    const catchUp = async () => {
+      for (const status of ["waiting", "pending"] as const) {
+        const { pendingToolCalls } = await this.agents.pendingToolCalls(options.agentId, { status, limit: 500 });
+        for (const row of pendingToolCalls as (PendingToolCall & { executionType: string })[]) {
+          if (row.executionType === "external" || row.executionType === "space") {
+            void runner.run({ ...row, resultUrl: `/api/runs/${row.runId}/tool-results` }, options.agentId);
+          }
+        }
+      }
+    };
+    subscription.on("event", (event) => {
+      if (event.type === "tool.pending") void runner.run(event.data, options.agentId);
+    });
+    subscription.on("status", ({ status }) => {
+      if (status === "open") catchUp().catch(() => undefined);
+    });
+    return {
+      subscription,
+      close: async () => {
+        subscription.close();
+        await runner.close();
+      },
+    };
+  }
+
+  /** A fetch-style webhook endpoint for tools with `execution.webhook` (see `createWebhookHandler`). */
+  webhookHandler(handlers: ToolHandlers, options: WebhookHandlerOptions & ToolRunnerOptions): (request: Request) => Promise<Response> {
+    const runner = new ToolRunner(handlers, (runId, callId, result) => this.submitToolResult(runId, callId, result), options);
+    return createWebhookHandler(runner, handlers, options);
+  }
+}
+
+export type ToolHandling = { subscription: EventSubscription<AgentEvent>; close(): Promise<void> };

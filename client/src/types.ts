@@ -1,0 +1,33 @@
+/**
+ * The shapes the SDK speaks, all taken from the generated OpenAPI types
+ * (`generated/openapi.ts`, from the Worker's own `/openapi.json`): nothing
+ * here is written by hand but the names.
+ */
+import type { components, paths } from "./generated/openapi";
+
+export type { components, paths };
+type Schemas = components["schemas"];
+
+export type ErrorEnvelope = Schemas["Error"];
+export type Message = Schemas["Message"];
+export type ToolCallPart = Schemas["ToolCallPart"];
+export type SpaceEvent = Schemas["SpaceEvent"];
+export type AgentEvent = Schemas["AgentEvent"];
+export type ToolCallWebhook = Schemas["ToolCallWebhook"];
+export type SpaceSummary = Schemas["SpaceSummary"];
+export type AgentSummary = Schemas["AgentSummary"];
+export type EntitySummary = Schemas["EntitySummary"];
+export type SpaceTool = Schemas["SpaceTool"];
+export type SpaceMember = Schemas["SpaceMember"];
+export type Me = Schemas["Me"];
+export type Run = Schemas["Run"];
+export type AgentConfig = Schemas["AgentConfig"];
+export type ToolConfig = Schemas["ToolConfig"];
+
+/** One space event of a given type, e.g. `SpaceEventOf<"tool.started">`. */
+export type SpaceEventOf<T extends SpaceEvent["type"]> = Extract<SpaceEvent, { type: T }>;
+/** One agent event of a given type, e.g. `AgentEventOf<"tool.pending">`. */
+export type AgentEventOf<T extends AgentEvent["type"]> = Extract<AgentEvent, { type: T }>;
+
+/** A call the SDK hands to a tool handler: the `tool.pending` announcement. */
+export type PendingToolCall = AgentEventOf<"tool.pending">["data"];

@@ -1,0 +1,116 @@
+/**
+ * The stream events as OpenAPI components, so SDKs are typed from the same
+ * document as the routes: `SpaceEvent` (contract §8, the space stream),
+ * `AgentEvent` (the agent stream, docs/agents.md) and `ToolCallWebhook` (what
+ * a tool's `execution.webhook` receives). Objects are loose: an event may
+ * carry more fields than listed, never fewer.
+ * `test/event-schemas.test.ts` checks the events real cycles emit against these.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { Message } from "../protocol/message";
+
+const space = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ seq: z.number().int(), spaceId: z.string(), type: z.literal(type), at: z.string(), data });
+const agent = <T extends string, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ seq: z.number().int(), agentId: z.string(), type: z.literal(type), at: z.string(), data });
+
+const loose = z.looseObject;
+const runStatus = z.enum(["running", "completed", "failed", "interrupted"]);
+
+export const SpaceEvent = z
+  .discriminatedUnion("type", [
+    space("space.message", Message),
+    space("space.message.streaming", loose({ streamId: z.string(), entityId: z.string(), delta: z.string() })),
+    space("space.message.updated", Message),
+    space("space.member.joined", loose({ entityId: z.string() })),
+    space("space.member.left", loose({ entityId: z.string() })),
+    space("agent.cycle.started", loose({ agentEntityId: z.string(), runId: z.string() })),
+    space(
+      "agent.cycle.finished",
+      loose({
+        agentEntityId: z.string(),
+        runId: z.string(),
+        status: runStatus.optional().openapi({ description: "How the run ended" }),
+        error: z.string().optional().openapi({ description: "Why a failed run failed" }),
+      }),
+    ),
+    space("tool.started", loose({ toolCallId: z.string(), toolName: z.string(), agentEntityId: z.string(), runId: z.string() })),
+    space("tool.streaming", loose({ toolCallId: z.string(), partialArgs: z.unknown().optional() })),
+    space("tool.done", loose({ toolCallId: z.string(), toolName: z.string(), args: z.unknown().optional(), result: z.unknown().optional() })),
+    space("tool.error", loose({ toolCallId: z.string(), toolName: z.string(), error: z.unknown().optional() })),
+  ])
+  .openapi("SpaceEvent", { description: "One event of a space stream (contract §8): a WebSocket text frame, or the data of an SSE frame whose id is the seq" });
+
+const usage = loose({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
+
+/** What a pending external/space call announces (agent stream `tool.pending`, webhooks). */
+const PendingCall = loose({
+  runId: z.string(),
+  toolCallId: z.string().openapi({ description: "The callId to answer with POST /api/runs/{runId}/tool-results" }),
+  toolName: z.string(),
+  executionType: z.enum(["external", "space"]),
+  args: z.unknown(),
+  status: z.enum(["waiting", "pending"]),
+  expiresAt: z.string().optional(),
+  spaceId: z.string().optional(),
+  messageId: z.string().optional(),
+  resultUrl: z.string(),
+  callbackUrl: z.string().optional().openapi({ description: "A URL that answers this one call with a POST of {result} or {error}, no other credential needed" }),
+  modelToolCallId: z.string().optional().openapi({ description: "The model's own id for the call (toolCallId is the gateway's)" }),
+});
+
+export const AgentEvent = z
+  .discriminatedUnion("type", [
+    agent("agent.inbox.received", loose({ eventId: z.string(), event: z.unknown() })),
+    agent("agent.cycle.started", loose({ runId: z.string(), trigger: z.unknown(), attempt: z.number().optional() })),
+    agent("agent.cycle.resumed", loose({ runId: z.string(), trigger: z.unknown(), attempt: z.number(), step: z.number() })),
+    agent("agent.cycle.retrying", loose({ runId: z.string(), attempt: z.number(), error: z.string(), retryAt: z.string() })),
+    agent("agent.cycle.throttled", loose({ limit: z.number(), retryAt: z.string() })),
+    agent("agent.wake.refused", loose({ messageId: z.string(), hop: z.number(), maxHops: z.number(), reason: z.string() })),
+    agent("agent.cycle.finished", loose({ runId: z.string(), status: runStatus, usage: usage.nullable().optional(), error: z.string().optional() })),
+    agent("agent.cycle.interrupted", loose({ runId: z.string() })),
+    agent("agent.text.delta", loose({ runId: z.string(), stepNumber: z.number(), delta: z.string() })),
+    agent("agent.step.finished", loose({ runId: z.string(), stepNumber: z.number(), text: z.string(), finishReason: z.string(), toolCallIds: z.array(z.string()) })),
+    agent("tool.requested", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), stepNumber: z.number() })),
+    agent("tool.input.delta", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), delta: z.string() })),
+    agent("tool.pending", PendingCall),
+    agent("tool.completed", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() })),
+    agent(
+      "tool.failed",
+      loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), error: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() }),
+    ),
+    agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]).optional() })),
+    agent("tool.webhook.delivered", loose({ toolCallId: z.string(), attempt: z.number() })),
+    agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
+    agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),
+    agent("mcp.server.failed", loose({ server: z.string(), url: z.string().optional(), error: z.string() })),
+  ])
+  .openapi("AgentEvent", { description: "One event of an agent stream (secret key): every tool call with full args and results, cycles, calls to execute" });
+
+export const ToolCallWebhook = PendingCall.extend({ type: z.literal("tool.call"), agentId: z.string() }).openapi("ToolCallWebhook", {
+  description:
+    "The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>)",
+});
+
+/** Adds the event schemas to the document's components, and the tool call webhook to its `webhooks`. */
+export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): void {
+  registry.register("SpaceEvent", SpaceEvent);
+  registry.register("AgentEvent", AgentEvent);
+  registry.register("ToolCallWebhook", ToolCallWebhook);
+  registry.registerWebhook({
+    method: "post",
+    path: "toolCall",
+    operationId: "toolCallWebhook",
+    summary: "A pending tool call pushed to your service",
+    description:
+      "Sent to a tool's execution.webhook for each external or space call. Verify x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on x-switchboard-delivery), then post the result to resultUrl.",
+    tags: ["webhooks"],
+    security: [],
+    request: { body: { content: { "application/json": { schema: ToolCallWebhook } }, required: true } },
+    responses: {
+      200: { description: "Received" },
+      401: { description: "Your service refused the signature; the gateway retries with backoff" },
+    },
+  });
+}

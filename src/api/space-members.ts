@@ -1,0 +1,51 @@
+/**
+ * `GET /api/spaces/:spaceId/members` (secret key or member JWT): who is in a
+ * space, with names and types, so a UI can say who spoke without the
+ * secret-only entity routes. An agent's member entry carries its agent id.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import { getDatabase } from "../db/client";
+import { agents, entities, members } from "../db/schema";
+import { getSpace } from "../db/spaces";
+import { notFound } from "../errors";
+import { requireSpaceAccess } from "./authorize";
+import { createRouter } from "./context";
+import { errorResponses, jsonContent, SpaceIdParam } from "./schemas";
+
+const SpaceMember = z
+  .object({
+    id: z.string(),
+    type: z.enum(["human", "agent", "service"]),
+    name: z.string(),
+    agentId: z.string().optional().openapi({ description: "For an agent: its agent id" }),
+    joinedAt: z.string(),
+  })
+  .openapi("SpaceMember");
+
+const SpaceMemberList = z.object({ members: z.array(SpaceMember) }).openapi("SpaceMemberList");
+
+export const spaceMemberRoutes = createRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/api/spaces/{spaceId}/members",
+    tags: ["spaces"],
+    description: "Who is in the space, with names and types, oldest member first.",
+    request: { params: SpaceIdParam },
+    responses: { 200: jsonContent(SpaceMemberList, "The members"), ...errorResponses },
+  }),
+  async (c) => {
+    const { spaceId } = c.req.valid("param");
+    await requireSpaceAccess(c, spaceId);
+    const database = getDatabase(c.env.DB);
+    if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
+    const rows = await database
+      .select({ id: entities.id, type: entities.type, name: entities.name, agentId: agents.id, joinedAt: members.joinedAt })
+      .from(members)
+      .innerJoin(entities, eq(members.entityId, entities.id))
+      .leftJoin(agents, eq(agents.entityId, entities.id))
+      .where(eq(members.spaceId, spaceId))
+      .orderBy(members.joinedAt, entities.id);
+    return c.json({ members: rows.map(({ agentId, ...member }) => (agentId ? { ...member, agentId } : member)) }, 200);
+  },
+);

@@ -1,0 +1,199 @@
+/**
+ * `switchboard`, the CLI, as a developer uses it next to `npm run dev`: the
+ * defaults come from the keys file, the URL and the demo's ids; each command
+ * against the real gateway; failures that say what to do.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { verify } from "hono/jwt";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../cli/src/main";
+import { admin, gateway, personInSpace } from "./gateway";
+
+type Run = { code: number; out: string; err: string };
+
+/** Runs the CLI in-process with this world's state folder as its defaults. */
+async function cli(args: string[], options: { env?: Record<string, string>; signal?: AbortSignal; onOut?: (all: string) => void } = {}): Promise<Run> {
+  let out = "";
+  let err = "";
+  const code = await runCli(args, {
+    out: (text) => {
+      out += text;
+      options.onOut?.(out);
+    },
+    err: (text) => (err += text),
+    cwd: tmpdir(),
+    env: { SWITCHBOARD_URL: gateway.baseUrl, SWITCHBOARD_STATE_DIR: world.stateDir, ...options.env },
+    signal: options.signal,
+  });
+  return { code, out, err };
+}
+
+const askTool = {
+  name: "pick_colour",
+  description: "Ask the person for a colour",
+  executionType: "space",
+  timeout: 60_000,
+  inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+  resultSchema: { type: "object", properties: { colour: { type: "string", enum: ["red", "blue"] } }, required: ["colour"] },
+};
+
+const world = { stateDir: "", personId: "", spaceId: "", agentId: "", agentEntityId: "" };
+
+beforeAll(async () => {
+  const agentBody = {
+    agent: { name: "CLI agent" },
+    model: {
+      provider: "scripted",
+      turns: [] as unknown[],
+    },
+    tools: [askTool],
+  };
+  const agent = await admin.agents.create(agentBody as never);
+  const { personId, spaceId } = await personInSpace("Cleo", [agent.entityId]);
+  agentBody.model.turns = [
+    {
+      toolCalls: [
+        { name: "enter_space", args: { spaceId } },
+        { name: "send_message", args: { text: "Which colour do you like?" } },
+        { name: "pick_colour", args: { question: "Red or blue?" } },
+      ],
+    },
+    { toolCalls: [{ name: "send_message", args: { text: "Noted, thank you." } }, { name: "skip", args: {} }] },
+  ];
+  await admin.agents.update(agent.id, agentBody as never);
+  world.stateDir = mkdtempSync(join(tmpdir(), "switchboard-cli-"));
+  Object.assign(world, { personId, spaceId, agentId: agent.id, agentEntityId: agent.entityId });
+  writeFileSync(join(world.stateDir, "switchboard-demo.json"), JSON.stringify({ personId, spaceId, agentId: agent.id, agentEntityId: agent.entityId }));
+});
+
+const withKeys = (args: string[]) => [...args, "--dev-vars", gateway.envFile];
+
+describe("switchboard CLI", () => {
+  it("say, watch and answer: streamed text and a tool card live, answered from the terminal, the agent carries on", async () => {
+    const controller = new AbortController();
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`watch never printed ${pattern}; it printed:\n${watchOut}`)), 20_000);
+        waiters.push({ pattern, done: () => (clearTimeout(timer), resolve()) });
+        check(watchOut);
+      });
+    let watchOut = "";
+    const waiters: { pattern: RegExp; done: () => void }[] = [];
+    const check = (all: string) => {
+      watchOut = all;
+      for (const waiter of [...waiters]) {
+        if (waiter.pattern.test(all)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.done();
+        }
+      }
+    };
+    const watching = cli(withKeys(["watch"]), { signal: controller.signal, onOut: check });
+    const said = await cli(withKeys(["say", "Hello from the terminal"]));
+    expect(said).toMatchObject({ code: 0, err: "" });
+    expect(said.out).toMatch(/^sent msg_\w+ \(seq \d+\) to spc_\w+\n$/);
+    await seen(/Cleo: Hello from the terminal/);
+    await seen(/CLI agent: Which colour do you like\?\n/);
+    await seen(/pick_colour\(\{"question":"Red or blue\?"\}\) requires_action/);
+
+    const listed = await cli(withKeys(["answer"]));
+    expect(listed.code).toBe(0);
+    const callId = /^(call_\w+)\s+pick_colour/m.exec(listed.out)?.[1];
+    expect(callId, listed.out).toBeDefined();
+    expect(listed.out).toContain('"enum":["red","blue"]');
+
+    const notJson = await cli(withKeys(["answer", callId as string, "{colour: red}"]));
+    expect(notJson.code).toBe(2);
+    expect(notJson.err).toContain("not JSON");
+
+    const answered = await cli(withKeys(["answer", callId as string, '{"colour":"blue"}']));
+    expect(answered).toMatchObject({ code: 0, out: `answered ${callId}\n` });
+    await seen(/pick_colour\(\{"question":"Red or blue\?"\}\) complete → \{"colour":"blue"\}/);
+    await seen(/CLI agent: Noted, thank you\./);
+    controller.abort();
+    expect((await watching).code).toBe(0);
+    // Streamed text is written once, as it arrives, not again when the message is stored.
+    expect(watchOut.match(/Which colour do you like\?/g)).toHaveLength(1);
+  });
+
+  it("spaces, agents, entities and runs list what exists; runs show a failed run's error", async () => {
+    const failing = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o-mini" } } as never);
+    const stream = admin.subscribeAgent(failing.id, { afterSeq: 0 });
+    const finished = new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error("the keyless agent's run did not finish within 20 s")), 20_000);
+      stream.on("event", (event) => {
+        if (event.type !== "agent.cycle.finished") return;
+        clearTimeout(deadline);
+        resolve();
+      });
+    });
+    await admin.agents.pushInbox(failing.id, {});
+    await finished;
+    stream.close();
+
+    const spaces = await cli(withKeys(["spaces"]));
+    expect(spaces.code).toBe(0);
+    expect(spaces.out).toMatch(new RegExp(`${world.spaceId}\\s+Cleo's room\\s+2`));
+    const mine = await cli(withKeys(["spaces", "--as", "person", "--json"]));
+    expect(JSON.parse(mine.out).map((space: { id: string }) => space.id)).toEqual([world.spaceId]);
+    const agents = await cli(withKeys(["agents"]));
+    expect(agents.out).toMatch(new RegExp(`${world.agentId}\\s+${world.agentEntityId}\\s+CLI agent\\s+scripted`));
+    const entities = await cli(withKeys(["entities", "--type", "agent"]));
+    expect(entities.out).toContain(world.agentEntityId);
+    expect(entities.out).not.toContain(world.personId);
+    const runs = await cli(withKeys(["runs", failing.id]));
+    expect(runs.code).toBe(0);
+    expect(runs.out).toMatch(/run_\w+\s+failed\s+.*OPENAI_API_KEY/);
+  });
+
+  it("token and link make credentials the gateway accepts", async () => {
+    const token = await cli(withKeys(["token", world.personId, "--expires-in", "10m"]));
+    expect(token.code).toBe(0);
+    const payload = await verify(token.out.trim(), gateway.vars.JWT_SECRET, "HS256");
+    expect(payload.sub).toBe(world.personId);
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(600);
+    const link = await cli(withKeys(["link"]));
+    const url = new URL(link.out.trim());
+    expect(url.origin).toBe(gateway.baseUrl);
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    expect(fragment.get("publicKey")).toBe(gateway.vars.GATEWAY_PUBLIC_KEY);
+    expect((await verify(fragment.get("token") as string, gateway.vars.JWT_SECRET, "HS256")).sub).toBe(world.personId);
+  });
+
+  it("fails loudly, saying what to do", async () => {
+    const down = await cli(withKeys(["spaces"]), { env: { SWITCHBOARD_URL: "http://127.0.0.1:9" } });
+    expect(down.code).toBe(1);
+    expect(down.err).toContain("network_error");
+    expect(down.err).toContain("npm run dev");
+    const wrongKeys = mkdtempSync(join(tmpdir(), "switchboard-keys-"));
+    writeFileSync(join(wrongKeys, "dev.vars"), "GATEWAY_SECRET_KEY=not-the-key\n");
+    const refused = await cli(["agents", "--dev-vars", join(wrongKeys, "dev.vars")]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/unauthorized[\s\S]*Restart `npm run dev`/);
+    const noKeys = await cli(["agents"]);
+    expect(noKeys.code).toBe(1);
+    expect(noKeys.err).toContain("GATEWAY_SECRET_KEY is needed");
+    const unknown = await cli(withKeys(["fly"]));
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain('Unknown command "fly"');
+    const noDemo = await cli(withKeys(["say", "hi"]), { env: { SWITCHBOARD_STATE_DIR: mkdtempSync(join(tmpdir(), "switchboard-empty-")) } });
+    expect(noDemo.code).toBe(1);
+    expect(noDemo.err).toContain("npm run dev");
+  });
+
+  it("the installed bin runs on plain Node (the built file)", () => {
+    const result = spawnSync(process.execPath, ["cli/bin/switchboard.mjs", "spaces", "--url", gateway.baseUrl, "--dev-vars", gateway.envFile, "--json"], {
+      cwd: join(import.meta.dirname, "..", ".."),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).map((space: { id: string }) => space.id)).toContain(world.spaceId);
+    const help = spawnSync(process.execPath, ["cli/bin/switchboard.mjs", "--help"], { cwd: join(import.meta.dirname, "..", ".."), encoding: "utf8", timeout: 30_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("switchboard watch");
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * `npm run dev` as the README promises it: it records its URL for the CLI,
+ * prints the page's sign-in link and the CLI's commands, serves the page and
+ * the API reference from the same Worker (API routes untouched), and prints a
+ * failed run's error in its console.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { admin, devLog, eventually, gateway } from "./gateway";
+
+describe("npm run dev", () => {
+  it("records its URL and prints the sign-in link and the CLI commands", () => {
+    const recorded = JSON.parse(readFileSync(join(gateway.stateDir, "switchboard-dev.json"), "utf8"));
+    expect(recorded.baseUrl).toBe(gateway.baseUrl);
+    const log = devLog();
+    expect(log).toContain(`${gateway.baseUrl}/#publicKey=${gateway.vars.GATEWAY_PUBLIC_KEY}&token=`);
+    expect(log).toContain("npx switchboard watch");
+    expect(log).toContain(`${gateway.baseUrl}/reference/`);
+  });
+
+  it("serves the page and the API reference as static assets, and API routes still reach the Worker", async () => {
+    const page = await fetch(`${gateway.baseUrl}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(await page.text()).toContain('<script type="module" src="/main.js">');
+    const reference = await fetch(`${gateway.baseUrl}/reference/`);
+    expect(await reference.text()).toContain("swagger-ui-bundle.js");
+    expect((await fetch(`${gateway.baseUrl}/reference/swagger-ui-bundle.js`)).status).toBe(200);
+    const health = await fetch(`${gateway.baseUrl}/health`);
+    expect(await health.json()).toMatchObject({ ok: true });
+    const openapi = await fetch(`${gateway.baseUrl}/openapi.json`);
+    expect((await openapi.json()).openapi).toMatch(/^3\.1/);
+    const missing = await fetch(`${gateway.baseUrl}/api/nothing-here`, { headers: { "x-secret-key": gateway.vars.GATEWAY_SECRET_KEY } });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { code: "route_not_found" } });
+  });
+
+  it("prints a failed run in its console, with the error and where to look", async () => {
+    const agent = await admin.agents.create({ agent: { name: "Needs a key" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
+    await admin.agents.pushInbox(agent.id, { hello: true });
+    const line = await eventually(
+      "the dev console printing the failed run",
+      async () => devLog().split("\n").find((candidate) => candidate.includes(`${agent.id}): run run_`) && candidate.includes("failed")),
+      30_000,
+    );
+    expect(line).toContain("Needs a key");
+    expect(line).toContain("ANTHROPIC_API_KEY");
+    expect(devLog()).toContain(`npx switchboard runs ${agent.id}`);
+  });
+});
+
+describe("a failed run where people look", () => {
+  /**
+   * KNOWN GAP, on the core's side: when the model cannot even be created (no
+   * API key), the run fails in its preparation, before it knows its spaces,
+   * so the space gets neither agent.cycle.started nor agent.cycle.finished
+   * (src/agents/run-cycle.ts: `finish` sends to `prepared?.spaceIds`). The page
+   * and `switchboard watch` show failures they are told about (a model that
+   * fails later is shown: test/node/page.test.ts). This test fails the day the
+   * core sends it: then drop `.fails`.
+   */
+  it.fails("a run that fails for a missing API key is announced in the agent's spaces, with the error", async () => {
+    const keyless = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
+    const person = await admin.entities.create({ type: "human", name: "Kim" });
+    const space = await admin.spaces.create({ name: "Keyless room", memberIds: [person.id, keyless.id] });
+    const subscription = admin.subscribe(space.id, { afterSeq: 0 });
+    try {
+      const announced = new Promise<string>((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error("no agent.cycle.finished reached the space within 20 s")), 20_000);
+        subscription.on("event", (event) => {
+          if (event.type !== "agent.cycle.finished") return;
+          clearTimeout(deadline);
+          resolve(`${event.data.status}: ${event.data.error ?? ""}`);
+        });
+      });
+      await admin.messages.send(space.id, { text: "hello", entityId: person.id });
+      expect(await announced).toMatch(/^failed: .*ANTHROPIC_API_KEY/);
+    } finally {
+      subscription.close();
+    }
+  });
+});

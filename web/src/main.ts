@@ -1,0 +1,217 @@
+/**
+ * The live space page, served by the Worker itself (`/`): sign in with a
+ * token, see my spaces, watch one live (streamed text, tool cards, failed
+ * runs), answer what waits for me, and post as myself. Built on the client SDK.
+ */
+import { Switchboard, SwitchboardError, type LiveSpace, type Me, type SpaceMember, type SpaceTool } from "../../client/src/index";
+import { h } from "./dom";
+import { clearSession, readSession, saveSession, tokenExpiry, type Session } from "./session";
+import { TimelineView } from "./timeline-view";
+
+const app = document.getElementById("app") as HTMLElement;
+
+type PageDebug = { live?: LiveSpace; client?: Switchboard };
+const debug: PageDebug = {};
+(globalThis as unknown as { switchboardPage: PageDebug }).switchboardPage = debug;
+
+function signInView(problem?: string): void {
+  const publicKey = h("input", { name: "publicKey", id: "publicKey", autocomplete: "off", required: true, placeholder: "pk_…" });
+  const token = h("textarea", { name: "token", id: "token", rows: 4, required: true, placeholder: "eyJhbGciOiJIUzI1NiIs…" });
+  app.replaceChildren(
+    h(
+      "main",
+      { class: "sign-in" },
+      h("h1", {}, "Switchboard"),
+      h("p", {}, "Sign in as a person of this gateway with the public key and a JWT (HS256, sub = your entity id)."),
+      h("p", { class: "hint" }, "Running locally? `npm run dev` prints a ready link for the demo person; `npx switchboard link ent_…` makes one for anyone."),
+      problem ? h("div", { class: "problems", role: "alert" }, problem) : null,
+      h(
+        "form",
+        {
+          onsubmit: (event: Event) => {
+            event.preventDefault();
+            const session = { publicKey: publicKey.value.trim(), token: token.value.trim() };
+            saveSession(session);
+            void start(session);
+          },
+        },
+        h("label", { for: "publicKey" }, "Public key (GATEWAY_PUBLIC_KEY)"),
+        publicKey,
+        h("label", { for: "token" }, "Token (JWT)"),
+        token,
+        h("button", { type: "submit", class: "primary" }, "Sign in"),
+      ),
+      h("p", { class: "hint" }, h("a", { href: "/reference/" }, "API reference")),
+    ),
+  );
+}
+
+async function start(session: Session, wantedSpace?: string): Promise<void> {
+  const client = new Switchboard({ baseUrl: location.origin, publicKey: session.publicKey, token: session.token });
+  debug.client = client;
+  let me: Me;
+  try {
+    me = await client.me();
+  } catch (error) {
+    const expiry = tokenExpiry(session.token);
+    const expired = expiry !== undefined && expiry * 1000 < Date.now() ? " (the token has expired: get a new link)" : "";
+    clearSession();
+    signInView(`Could not sign in: ${(error as Error).message}${expired}`);
+    return;
+  }
+  shell(client, me, wantedSpace);
+}
+
+function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
+  const connection = h("span", { id: "connection", class: "connection", "data-status": "idle" }, "");
+  const spaceList = h("ul", { class: "spaces" });
+  const main = h("section", { class: "space" });
+  app.replaceChildren(
+    h(
+      "div",
+      { class: "layout" },
+      h(
+        "header",
+        { class: "top" },
+        h("span", { class: "brand" }, "Switchboard"),
+        connection,
+        h("span", { class: "me" }, `Signed in as `, h("strong", { id: "me" }, me.entity.name), ` (${me.entity.id})`),
+        h("a", { href: "/reference/", class: "link" }, "API"),
+        h(
+          "button",
+          {
+            class: "link",
+            onclick: () => {
+              clearSession();
+              location.href = "/";
+            },
+          },
+          "Sign out",
+        ),
+      ),
+      h("nav", { class: "sidebar" }, h("h2", {}, "My spaces"), spaceList),
+      main,
+    ),
+  );
+  if (me.spaces.length === 0) {
+    main.replaceChildren(h("p", { class: "empty" }, "You are not a member of any space yet. Someone with the secret key can add you (POST /api/spaces/:id/members)."));
+    return;
+  }
+  let current: { close(): void } | undefined;
+  const open = (spaceId: string) => {
+    current?.close();
+    for (const item of spaceList.children) item.classList.toggle("active", (item as HTMLElement).dataset.spaceId === spaceId);
+    const url = new URL(location.href);
+    url.searchParams.set("space", spaceId);
+    history.replaceState(null, "", url);
+    current = spaceView(client, me, spaceId, main, connection);
+  };
+  for (const space of me.spaces) {
+    spaceList.append(h("li", { "data-space-id": space.id }, h("button", { class: "space-link", onclick: () => open(space.id) }, space.name, h("small", {}, ` ${space.memberCount} members`))));
+  }
+  open(me.spaces.some((space) => space.id === wantedSpace) ? (wantedSpace as string) : me.spaces[0].id);
+}
+
+function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLElement, connection: HTMLElement): { close(): void } {
+  const space = me.spaces.find((candidate) => candidate.id === spaceId);
+  const members = new Map<string, SpaceMember>();
+  let tools: SpaceTool[] = [];
+  const view = new TimelineView({
+    me: me.entity.id,
+    members,
+    get tools() {
+      return tools;
+    },
+    answer: async (_message, toolCallId, result) => {
+      const runId = live.state.runOf(toolCallId);
+      if (!runId) throw new Error("This card does not say which run it belongs to; reload the page");
+      await client.submitToolResult(runId, toolCallId, result);
+    },
+  });
+  const banner = h("div", { class: "banner", role: "status" });
+  const input = h("textarea", { id: "composer", name: "text", rows: 2, placeholder: `Message ${space?.name ?? "the space"} as ${me.entity.name}…` });
+  const sendProblem = h("div", { class: "problems", role: "alert" });
+  const send = async () => {
+    const text = input.value.trim();
+    if (!text) return;
+    input.disabled = true;
+    sendProblem.textContent = "";
+    try {
+      await client.messages.send(spaceId, { text });
+      input.value = "";
+    } catch (error) {
+      sendProblem.textContent = `Not sent: ${(error as Error).message}`;
+    } finally {
+      input.disabled = false;
+      input.focus();
+    }
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  const scroller = h("div", { class: "scroller" }, view.element, view.thinking);
+  main.replaceChildren(
+    h("header", { class: "space-header" }, h("h1", {}, space?.name ?? spaceId), h("small", {}, spaceId)),
+    banner,
+    scroller,
+    h(
+      "form",
+      {
+        class: "composer",
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void send();
+        },
+      },
+      input,
+      h("button", { type: "submit", class: "primary" }, "Send"),
+      sendProblem,
+    ),
+  );
+
+  const refreshMembers = async () => {
+    const [memberList, toolList] = await Promise.all([client.spaces.members(spaceId), client.spaces.tools(spaceId)]);
+    members.clear();
+    for (const member of memberList.members) members.set(member.id, member);
+    tools = toolList.tools;
+    render();
+  };
+
+  const live = client.openSpace(spaceId);
+  debug.live = live;
+  let scheduled = false;
+  function render() {
+    if (scheduled) return;
+    scheduled = true;
+    requestAnimationFrame(() => {
+      scheduled = false;
+      const atBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+      view.render(live.state);
+      connection.dataset.lastSeq = String(live.state.lastSeq);
+      if (atBottom) scroller.scrollTop = scroller.scrollHeight;
+    });
+  }
+  live.on("change", (_state, event) => {
+    if (event?.type === "space.member.joined" || event?.type === "space.member.left") void refreshMembers().catch(() => undefined);
+    render();
+  });
+  live.on("status", ({ status, delayMs, error }) => {
+    connection.dataset.status = status;
+    connection.textContent = status === "open" ? "● live" : status === "reconnecting" ? "○ reconnecting…" : status === "closed" ? "○ closed" : "○ connecting…";
+    if (status === "reconnecting" && error) banner.textContent = `Connection lost (${error.message}). Reconnecting in ${Math.round((delayMs ?? 0) / 100) / 10}s; nothing will be missed.`;
+    else if (status === "open") banner.textContent = "";
+  });
+  live.on("error", (error: SwitchboardError) => {
+    banner.textContent = `The stream stopped: ${error.message}`;
+    banner.classList.add("fatal");
+  });
+  refreshMembers().catch((error) => (banner.textContent = `Could not read the members: ${(error as Error).message}`));
+  return { close: () => live.close() };
+}
+
+const { session, spaceId } = readSession();
+if (session) void start(session, spaceId);
+else signInView();

@@ -1,0 +1,172 @@
+/**
+ * Tool cards: how a `role: "tool"` message's call is drawn. A registry maps a
+ * tool's `display.customUI` (first) or its name to a component; anything else
+ * gets the generic card, which shows the streamed arguments, the result or
+ * the error, and for a call waiting on a person (`requires_action`) a form
+ * generated from the tool's `resultSchema` (a one-field reply when it has none).
+ * `minimal` tools arrive without arguments or results, and show none.
+ */
+import type { SpaceTool, TimelineMessage, ToolCallPart } from "../../client/src/index";
+import { h, pretty } from "./dom";
+import { defaultAnswerSchema, schemaForm, type JsonSchema } from "./schema-form";
+
+export type ToolCardContext = {
+  part: ToolCallPart;
+  message: TimelineMessage;
+  /** The tool's configuration as `GET /api/spaces/:id/tools` gives it, when known. */
+  tool?: SpaceTool;
+  agentName: string;
+  /** Answers the call as the signed-in person; rejects with the gateway's error. */
+  answer(result: unknown): Promise<void>;
+};
+
+/** Draws the body of a card (the frame with name and status is drawn around it). */
+export type ToolComponent = (context: ToolCardContext) => HTMLElement;
+
+const registry = new Map<string, ToolComponent>();
+
+/** Registers a component for a `display.customUI` value or a tool name. */
+export function registerToolComponent(key: string, component: ToolComponent): void {
+  registry.set(key, component);
+}
+
+export function componentFor(part: ToolCallPart, tool?: SpaceTool): ToolComponent {
+  const customUI = part.customUI ?? tool?.display.customUI;
+  return (customUI && registry.get(customUI)) || registry.get(part.toolName) || genericToolCard;
+}
+
+const statusText: Record<ToolCallPart["status"], string> = {
+  running: "running",
+  requires_action: "waiting for you",
+  complete: "complete",
+  error: "error",
+};
+
+/** The card: a frame with the tool's name, who called it and its status, around the component. */
+export function toolCard(context: ToolCardContext): HTMLElement {
+  const { part, message } = context;
+  const body = componentFor(part, context.tool)(context);
+  return h(
+    "article",
+    { class: `tool-card status-${part.status}${message.draft ? " streaming" : ""}`, "data-tool-call-id": part.toolCallId, "data-tool-name": part.toolName, "data-status": part.status },
+    h(
+      "header",
+      {},
+      h("span", { class: "tool-name" }, "⚙ ", part.toolName),
+      h("span", { class: "tool-agent" }, ` · ${context.agentName}`),
+      h("span", { class: `badge badge-${part.status}` }, message.draft ? "streaming…" : statusText[part.status]),
+    ),
+    body,
+  );
+}
+
+function argumentsBlock(part: ToolCallPart, streaming: boolean): HTMLElement | null {
+  if (part.args === undefined) return null;
+  return h("div", { class: "tool-args" }, h("div", { class: "caption" }, streaming ? "arguments (streaming)" : "arguments"), h("pre", {}, pretty(part.args), streaming ? h("span", { class: "cursor" }, "▍") : null));
+}
+
+function resultBlock(part: ToolCallPart): HTMLElement | null {
+  if (part.result === undefined || part.status === "running" || part.status === "requires_action") return null;
+  const error = typeof part.result === "object" && part.result !== null && "error" in part.result ? (part.result as { error: unknown }).error : undefined;
+  if (part.status === "error" || error !== undefined) {
+    return h("div", { class: "tool-error" }, h("div", { class: "caption" }, "error"), h("pre", {}, pretty(error ?? part.result)));
+  }
+  return h("div", { class: "tool-result" }, h("div", { class: "caption" }, "result"), h("pre", {}, pretty(part.result)));
+}
+
+/** A form that answers the call, with Send and Decline, and the gateway's refusal shown if any. */
+export function answerForm(context: ToolCardContext, schema: JsonSchema): HTMLElement {
+  const form = schemaForm(schema);
+  const problems = h("div", { class: "problems", role: "alert" });
+  const send = h("button", { type: "submit", class: "primary" }, "Send answer");
+  const decline = h("button", { type: "button", class: "secondary" }, "Decline");
+  const submit = async (result: unknown) => {
+    send.disabled = decline.disabled = true;
+    problems.textContent = "";
+    try {
+      await context.answer(result);
+      element.replaceChildren(h("p", { class: "sent" }, "Answer sent."));
+    } catch (error) {
+      problems.textContent = (error as Error).message;
+      send.disabled = decline.disabled = false;
+    }
+  };
+  const element = h(
+    "form",
+    {
+      class: "answer-form",
+      novalidate: true,
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        const read = form.read();
+        if (!read.ok) {
+          problems.replaceChildren(...read.problems.map((problem) => h("div", {}, problem)));
+          return;
+        }
+        void submit(read.value);
+      },
+    },
+    form.element,
+    problems,
+    h("div", { class: "actions" }, send, decline),
+  );
+  decline.addEventListener("click", () => void submit({ error: "Declined by the person asked" }));
+  return element;
+}
+
+/** The fallback card for any tool. */
+export function genericToolCard(context: ToolCardContext): HTMLElement {
+  const { part, message, tool } = context;
+  const waiting = part.status === "requires_action" && !message.draft;
+  return h(
+    "div",
+    { class: "tool-body" },
+    argumentsBlock(part, message.draft === true),
+    resultBlock(part),
+    waiting ? answerForm(context, (tool?.resultSchema as JsonSchema | undefined) ?? defaultAnswerSchema) : null,
+  );
+}
+
+// ------------------------------------------------------------ built-in components
+
+/** `display.customUI: "ConfirmButtons"`: a question (`args.question`) with Yes and No → `{confirmed}`. */
+registerToolComponent("ConfirmButtons", (context) => {
+  const { part } = context;
+  const question = typeof part.args === "object" && part.args !== null && "question" in part.args ? String((part.args as { question: unknown }).question) : undefined;
+  const body = h("div", { class: "tool-body confirm" }, question ? h("p", { class: "question" }, question) : argumentsBlock(part, context.message.draft === true));
+  if (part.status === "requires_action" && !context.message.draft) {
+    const problems = h("div", { class: "problems", role: "alert" });
+    const choose = (confirmed: boolean) => async () => {
+      try {
+        await context.answer({ confirmed });
+        body.replaceChildren(h("p", { class: "sent" }, confirmed ? "You said yes." : "You said no."));
+      } catch (error) {
+        problems.textContent = (error as Error).message;
+      }
+    };
+    body.append(h("div", { class: "actions" }, h("button", { class: "primary", onclick: choose(true) }, "Yes"), h("button", { class: "secondary", onclick: choose(false) }, "No")), problems);
+  } else {
+    const result = resultBlock(part);
+    if (result) body.append(result);
+  }
+  return body;
+});
+
+/** `display.customUI: "BarChart"`: `args.values` (numbers) as bars, `args.labels` and `args.title` if given. */
+registerToolComponent("BarChart", (context) => {
+  const args = (context.part.args ?? {}) as { title?: unknown; values?: unknown; labels?: unknown };
+  const values = Array.isArray(args.values) ? args.values.filter((value): value is number => typeof value === "number") : [];
+  if (values.length === 0) return genericToolCard(context);
+  const labels = Array.isArray(args.labels) ? args.labels.map(String) : values.map((_, index) => String(index + 1));
+  const top = Math.max(...values, 1);
+  return h(
+    "figure",
+    { class: "tool-body bar-chart" },
+    typeof args.title === "string" ? h("figcaption", {}, args.title) : null,
+    h(
+      "div",
+      { class: "bars" },
+      values.map((value, index) => h("div", { class: "bar", style: `height:${Math.max(2, (value / top) * 100)}%`, title: `${labels[index] ?? ""}: ${value}` }, h("span", {}, String(value)))),
+    ),
+  );
+});
