@@ -116,6 +116,8 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
   const spaceEvents = new SpaceEventBuffer(env);
   const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted, host.stopped]);
   let prepared: Attempt | undefined;
+  /** The spaces that hear about this run: known before anything that may fail (a model without its key). */
+  let audience: Pick<Attempt, "spaceIds"> | undefined;
   let records: StepRecord[] = [];
   let runRowWritten: Promise<unknown> = Promise.resolve();
   try {
@@ -126,9 +128,10 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
         console.error("could not write the run's start", run.runId, error);
       });
     }
+    audience = { spaceIds: (await host.loadSpaces(database)).map((space) => space.id) };
+    announce(host, audience, spaceEvents, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
     prepared = await prepareAttempt(host, run, database, spaceEvents);
     const { context, tools } = prepared;
-    announce(host, prepared, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
 
     const completed = journal.completedSteps(run.runId);
     records = completed.map((step) => step.record);
@@ -185,7 +188,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
         await spaceEvents.drain();
         await runRowWritten;
         if (host.deleted.aborted) return { status: "idle" };
-        await finish(host, run, prepared, spaceEvents, { status: "interrupted", messages, records, d1Statements: counter.count + 1 });
+        await finish(host, run, audience, spaceEvents, { status: "interrupted", messages, records, d1Statements: counter.count + 1 });
         return { status: "interrupted", runId: run.runId };
       }
     }
@@ -193,7 +196,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     await spaceEvents.drain();
     await runRowWritten;
     if (host.deleted.aborted) return { status: "idle" };
-    await finish(host, run, prepared, spaceEvents, { status: "completed", messages, records, d1Statements: counter.count + 1 });
+    await finish(host, run, audience, spaceEvents, { status: "completed", messages, records, d1Statements: counter.count + 1 });
     return { status: "completed", runId: run.runId };
   } catch (error) {
     await spaceEvents.drain().catch(() => undefined);
@@ -203,7 +206,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     const message = host.stopped.aborted ? `Aborted by an operator: ${publicErrorMessage(host.stopped.reason)}` : publicErrorMessage(error);
     if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
       const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";
-      await failRun(host, run, prepared, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
+      await failRun(host, run, audience, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
       return { status: "failed", runId: run.runId };
     }
     run.attempt += 1;
@@ -273,13 +276,12 @@ async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "
   await spaceEvents.drain();
 }
 
-function announce(host: CycleHost, prepared: Attempt, run: ActiveRun, type: "agent.cycle.started" | "agent.cycle.resumed"): void {
+function announce(host: CycleHost, audience: Pick<Attempt, "spaceIds">, spaceEvents: SpaceEventBuffer, run: ActiveRun, type: "agent.cycle.started" | "agent.cycle.resumed"): void {
   const trigger = host.storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
   host.publish(type, { runId: run.runId, trigger, attempt: run.attempt, ...(type === "agent.cycle.resumed" && { step: run.step }) });
-  if (type !== "agent.cycle.started") return;
-  for (const spaceId of prepared.spaceIds) {
-    prepared.context.spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: host.agent.entityId, runId: run.runId } });
-  }
+  // A space hears that a run started once, not at every attempt.
+  if (run.attempt > 1 || type !== "agent.cycle.started") return;
+  for (const spaceId of audience.spaceIds) spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: host.agent.entityId, runId: run.runId } });
 }
 
 

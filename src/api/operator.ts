@@ -60,7 +60,7 @@ export const operatorRoutes = createRouter()
     createRoute({
       method: "get",
       path: "/api/pending-tool-calls",
-      operationId: "listPendingToolCalls",
+      operationId: "listPendingToolCallsAcrossAgents",
       summary: "List pending calls across agents",
       description: "Filter by status, agent, tool, kind (call or approval) and age; oldest first.",
       tags: ["operator"],

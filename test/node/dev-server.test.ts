@@ -51,16 +51,7 @@ describe("npm run dev", () => {
 });
 
 describe("a failed run where people look", () => {
-  /**
-   * KNOWN GAP, on the core's side: when the model cannot even be created (no
-   * API key), the run fails in its preparation, before it knows its spaces,
-   * so the space gets neither agent.cycle.started nor agent.cycle.finished
-   * (src/agents/run-cycle.ts: `finish` sends to `prepared?.spaceIds`). The page
-   * and `switchboard watch` show failures they are told about (a model that
-   * fails later is shown: test/node/page.test.ts). This test fails the day the
-   * core sends it: then drop `.fails`.
-   */
-  it.fails("a run that fails for a missing API key is announced in the agent's spaces, with the error", async () => {
+  it("a run that fails for a missing API key is announced in the agent's spaces, with the error", async () => {
     const keyless = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
     const person = await admin.entities.create({ type: "human", name: "Kim" });
     const space = await admin.spaces.create({ name: "Keyless room", memberIds: [person.id, keyless.id] });
