@@ -9,6 +9,7 @@ import { agentRoutes } from "./agents";
 import { authentication } from "./authorize";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
+import { fileRoutes } from "./files";
 import { healthRoutes } from "./health";
 import { hopGuard } from "./hop-guard";
 import { idempotency } from "./idempotency";
@@ -41,6 +42,7 @@ export function createApp() {
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
   app.route("/", statsRoutes);
+  app.route("/", fileRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });

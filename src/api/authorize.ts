@@ -12,8 +12,8 @@ import { forbidden } from "../errors";
 import type { ApiContext, ApiEnv } from "./context";
 import { refuseAgentSubject } from "./refuse-agent-subject";
 
-/** Stream routes also accept `?publicKey=&token=` (browsers cannot set WebSocket headers). */
-const streamPath = /\/stream$/;
+/** Stream routes and file links also accept `?publicKey=&token=` (browsers cannot set headers on WebSockets or images). */
+const streamPath = /\/stream$|^\/api\/files\/download$/;
 
 export const authentication: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const credentials = readCredentials(c.req.raw, { allowQuery: streamPath.test(c.req.path) });
