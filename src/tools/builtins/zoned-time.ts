@@ -28,10 +28,11 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
-/** The zone's canonical name, or undefined when there is no such zone. */
+/** The zone's name as given when there is such a zone (ICU may know it by an older alias), else undefined. */
 export function checkTimeZone(timeZone: string): string | undefined {
   try {
-    return formatter(timeZone).resolvedOptions().timeZone;
+    formatter(timeZone);
+    return timeZone;
   } catch {
     return undefined;
   }
