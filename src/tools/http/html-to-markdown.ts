@@ -65,15 +65,10 @@ export async function htmlToMarkdown(html: string, baseUrl: string): Promise<Pag
             preDepth = Math.max(0, preDepth - 1);
             push("\n```\n\n");
           });
-        } else if (tag === "li") {
-          push("\n- ");
-          endTag(() => push("\n"));
-        } else if (tag === "br") push("\n");
+        } else if (tag === "li") push("\n- "); else if (tag === "br") push("\n");
         else if (tag === "hr") push("\n\n---\n\n");
-        else if (tag === "tr") {
-          push("\n| ");
-          endTag(() => push("\n"));
-        } else if (tag === "td" || tag === "th") endTag(() => push(" | "));
+        else if (tag === "tr") push("\n| ");
+        else if (tag === "td" || tag === "th") endTag(() => push(" | "));
         else if (tag === "dt") push("\n\n");
         else if (tag === "dd") push("\n: ");
         else if (tag === "a") {
@@ -118,20 +113,39 @@ export async function htmlToMarkdown(html: string, baseUrl: string): Promise<Pag
   return { title: title.trim() ? decodeEntities(title).replace(/\s+/g, " ").trim() : undefined, text: tidy(out.join("")) };
 }
 
-/** Collapses the whitespace the markers left: no trailing spaces, at most one blank line, empty markers dropped. */
+/**
+ * Collapses the whitespace the markers left (no spaces around line breaks, at
+ * most one blank line, empty markers dropped), outside code blocks only:
+ * inside them every space is the page's.
+ */
 function tidy(text: string): string {
   return text
-    .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n[ \t]+/g, "\n")
-    .replace(/\*\*\s*\*\*|__|``|\[\]\([^)]*\)/g, "")
+    .split(/(\n```\n[\s\S]*?\n```\n)/)
+    .map((piece, index) =>
+      index % 2 === 1
+        ? piece
+        : piece
+            .replace(/[ \t]+\n/g, "\n")
+            .replace(/\n[ \t]+/g, "\n")
+            .replace(/\*\*\s*\*\*|(?<!`)``(?!`)|\[\]\([^)]*\)/g, ""),
+    )
+    .join("")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
 }
 
+/** Latin-1's named entities, in code point order from U+00A0. */
+const latin1 =
+  "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml";
+
 const named: Record<string, string> = {
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", copy: "©", reg: "®", trade: "™", hellip: "…", mdash: "—", ndash: "–",
-  lsquo: "‘", rsquo: "’", ldquo: "“", rdquo: "”", laquo: "«", raquo: "»", middot: "·", bull: "•", euro: "€", pound: "£", yen: "¥",
-  cent: "¢", sect: "§", deg: "°", times: "×", divide: "÷", plusmn: "±", frac12: "½", para: "¶", shy: "",
+  ...Object.fromEntries(latin1.split(" ").map((name, index) => [name, String.fromCharCode(0xa0 + index)])),
+  nbsp: " ",
+  shy: "",
+  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", trade: "™", hellip: "…", mdash: "—", ndash: "–", lsquo: "‘", rsquo: "’", sbquo: "‚",
+  ldquo: "“", rdquo: "”", bdquo: "„", bull: "•", euro: "€", dagger: "†", permil: "‰", prime: "′", larr: "←", rarr: "→", uarr: "↑", darr: "↓",
+  harr: "↔", hearts: "♥", check: "✓", minus: "−", le: "≤", ge: "≥", ne: "≠", infin: "∞", alpha: "α", beta: "β", pi: "π", oelig: "œ", OElig: "Œ",
+  zwj: "", zwnj: "", thinsp: " ", ensp: " ", emsp: " ",
 };
 
 export function decodeEntities(text: string): string {
