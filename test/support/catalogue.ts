@@ -10,6 +10,7 @@ import { getDatabase } from "../../src/db/client";
 import { CallIds } from "../../src/tools/engine/call-ids";
 import type { ToolOutcome } from "../../src/tools/engine/tool-outcome";
 import type { ToolContext, ToolSettings } from "../../src/tools/tool-context";
+import type { AppEnv } from "../../src/env";
 import { createHuman, createSpace, secret } from "./api";
 import { createAgent, type ScriptedTurn } from "./agents";
 
@@ -30,7 +31,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
   const { config, ...rest } = overrides;
   const published: { type: string; data: Record<string, unknown> }[] = [];
   const context: ToolContext = {
-    env,
+    env: env as unknown as AppEnv,
     database: getDatabase(env.DB),
     agent: { agentId, entityId: `ent_${agentId.slice(4)}`, name: "Direct" },
     config: { tools: [], limits: defaultLimits, ...config },

@@ -208,7 +208,7 @@ describe("signed links to files", () => {
 
   it("an expired link is refused with 410, and a file that is gone with 404", async () => {
     const { outbox, member, spaceId, files } = await sharedFile();
-    const expired = await signFileLink(env, { key: `files/${outbox}/report.txt`, spaceId, seconds: 60, now: Date.now() - 120_000 });
+    const expired = await signFileLink(env as unknown as Record<string, unknown>, { key: `files/${outbox}/report.txt`, spaceId, seconds: 60, now: Date.now() - 120_000 });
     await readErrorEnvelope(await call(expired.url, { headers: await memberHeaders(member) }), "link_expired");
     const fresh = okValue<{ url: string }>(await callTool(files, "share_file", { path: `${outbox}/report.txt` }));
     okValue(await callTool(files, "delete_file", { path: `${outbox}/report.txt` }));
@@ -227,7 +227,7 @@ describe("signed links to files", () => {
     const member = await createHuman("Member");
     const spaceId = await createSpace([member]);
     await env.FILES.put("files/html-test/page.html", "<script>alert(1)</script>", { httpMetadata: { contentType: "text/html" } });
-    const link = await signFileLink(env, { key: "files/html-test/page.html", spaceId, seconds: 60 });
+    const link = await signFileLink(env as unknown as Record<string, unknown>, { key: "files/html-test/page.html", spaceId, seconds: 60 });
     const response = await call(link.url, { headers: await memberHeaders(member) });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toMatch(/^attachment/);
