@@ -16,7 +16,7 @@ export type BuiltinDescription = { groups: Set<BuiltinGroup>; names: Set<string>
 const section = (title: string, lines: string[]) => `## ${title}\n${lines.join("\n")}`;
 
 export async function describeBuiltins(context: ToolContext): Promise<BuiltinDescription> {
-  const names: Set<string> = context.reflection ? new Set(reflectionToolNames) : selectedBuiltinNames(context.config);
+  const names: Set<string> = context.reflection ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name))) : selectedBuiltinNames(context.config);
   const groups = context.reflection ? new Set<BuiltinGroup>(["notes"]) : selectedBuiltinGroups(context.config);
   const kept = (group: BuiltinGroup) => builtinGroups[group].filter((name) => names.has(name));
   const list = (group: BuiltinGroup) => kept(group).join(", ");
