@@ -106,9 +106,14 @@ export function createFileTools(context: ToolContext) {
     return inner.length > 0 ? { ok: true, folders: inner } : { ok: false, error: `"${checked.path}" is outside your folders (${folders})` };
   };
 
-  const change = async (target: Target, toolCallId: string, apply: (current: string | undefined) => { text: string; contentType?: string } | { error: string }): Promise<ToolOutcome> => {
+  const change = async (
+    target: Target,
+    toolCallId: string,
+    apply: (current: string | undefined) => { text: string; contentType?: string } | { error: string },
+    overwrite = false,
+  ): Promise<ToolOutcome> => {
     if (!target.ok) return failed(target.error);
-    const changed = await changeText(bucket, target.key, { callId: callId(toolCallId), maxBytes }, (current) => apply(current?.text));
+    const changed = await changeText(bucket, target.key, { callId: callId(toolCallId), maxBytes, overwrite }, (current) => apply(current?.text));
     return changed.ok ? succeeded({ path: target.path, size: changed.size, ...(changed.created && { created: true }) }) : failed(changed.error);
   };
 
@@ -143,7 +148,7 @@ export function createFileTools(context: ToolContext) {
     write_file: tool({
       description: "Create or overwrite a text file in your folders.",
       inputSchema: schemas.write,
-      execute: async ({ path, content, contentType }, { toolCallId }) => change(writable(path), toolCallId, () => ({ text: content, ...(contentType && { contentType }) })),
+      execute: async ({ path, content, contentType }, { toolCallId }) => change(writable(path), toolCallId, () => ({ text: content, ...(contentType && { contentType }) }), true),
     }),
 
     list_files: tool({

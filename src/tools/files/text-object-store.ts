@@ -49,14 +49,25 @@ export function callsOf(metadata: Record<string, string> | undefined): string[] 
  * is none) and returns the new text or an error. Done at most once per
  * `callId`; written only if the object did not change since it was read.
  */
-export async function changeText(bucket: R2Bucket, key: string, options: { callId: string; maxBytes: number }, change: (current: StoredText | undefined) => Change): Promise<Changed> {
+export async function changeText(
+  bucket: R2Bucket,
+  key: string,
+  options: { callId: string; maxBytes: number; overwrite?: boolean },
+  change: (current: StoredText | undefined) => Change,
+): Promise<Changed> {
   return locks.run(key, async () => {
     for (let attempt = 1; attempt <= maxAttempts; attempt += 1) {
       const read = await readText(bucket, key, options.maxBytes);
-      if (!read.ok && read.reason !== "not_found") {
+      if (!read.ok && read.reason !== "not_found" && !options.overwrite) {
         return { ok: false, error: read.reason === "too_large" ? `The file is ${read.size} bytes, over the ${options.maxBytes}-byte limit` : "The file is not UTF-8 text" };
       }
-      const current = read.ok ? read.value : undefined;
+      // An overwrite does not need the old content, only the object's metadata (its calls) and etag.
+      const head = !read.ok && read.reason !== "not_found" ? await bucket.head(key) : null;
+      const current = read.ok
+        ? read.value
+        : head
+          ? { text: "", size: head.size, etag: head.etag, uploaded: head.uploaded, contentType: head.httpMetadata?.contentType, metadata: head.customMetadata ?? {} }
+          : undefined;
       if (current && callsOf(current.metadata).includes(options.callId)) {
         return { ok: true, size: current.size, created: false, alreadyDone: true, metadata: current.metadata };
       }

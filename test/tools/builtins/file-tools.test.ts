@@ -107,6 +107,10 @@ describe("files: R2 under the folders the config allows", () => {
     expect(errorOf(await callTool(files, "read_file", { path: `${small}/huge.txt` }))).toContain("50 bytes, over the 10-byte limit");
     await env.FILES.put(`files/${small}/bin`, new Uint8Array([0xff, 0xfe, 0x00]));
     expect(errorOf(await callTool(files, "read_file", { path: `${small}/bin` }))).toContain("not UTF-8 text");
+    // Overwriting needs no reading: a file too large or not text can be replaced.
+    okValue(await callTool(files, "write_file", { path: `${small}/bin`, content: "text now" }));
+    okValue(await callTool(files, "write_file", { path: `${small}/huge.txt`, content: "small" }));
+    expect(okValue(await callTool(files, "read_file", { path: `${small}/huge.txt` }))).toMatchObject({ content: "small" });
   });
 
   it.each([
