@@ -46,7 +46,7 @@ const replies = [
   "Everything you see here streamed: my text arrives as space.message.streaming deltas, then one persisted space.message.",
   "Try GET /api/agents/<my id>/runs to see each of my cycles: trigger, steps, tool calls and token usage.",
   "Want a real brain? PUT /api/agents/<my id> with model.provider set to openai, anthropic, openai-compatible or workers-ai.",
-  "I remember things with set_memories and schedule myself with set_plans; both live in D1.",
+  "I remember things with set_memories and schedule myself with set_plans (both in D1), and I keep markdown notes in R2: I noted each visit in visits.md.",
   "Open /openapi.json for the whole API.",
   "Spaces hand every event a gap-free seq: reconnect with ?afterSeq=N and nothing is lost.",
   "That's most of my script. Reset me with PUT /api/agents/<my id> (same config) and I start over.",
@@ -77,9 +77,12 @@ export function signToken(subject, secret, seconds = 7 * 24 * 3600) {
 }
 
 export function demoAgentConfig(spaceId) {
+  // Every turn checks the time and notes the visit (the time and notes built-ins), then answers.
   const turn = (text) => ({
     toolCalls: [
       { name: "enter_space", args: { spaceId } },
+      { name: "current_time", args: { timezone: "UTC" } },
+      { name: "notes_append", args: { path: "visits.md", entry: "- Someone spoke in the demo space; I answered.", summary: "Visits to the demo space" } },
       { name: "send_message", args: { text } },
       { name: "skip", args: {} },
     ],
@@ -104,6 +107,7 @@ export function demoAgentConfig(spaceId) {
     },
     loop: { maxSteps: 4, toolChoice: "auto" },
     tools: [feedbackTool],
+    builtins: ["spaces", "knowledge", "calls", "time", "notes"],
   };
 }
 

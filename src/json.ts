@@ -102,3 +102,24 @@ const encoder = new TextEncoder();
 export function byteLength(text: string): number {
   return encoder.encode(text).byteLength;
 }
+
+/**
+ * Whether `value` serialises to more than `maxBytes` of JSON (about: strings
+ * count their characters), found by walking it with an early exit, so a value
+ * full of shared references is never serialised to find out.
+ */
+export function jsonLargerThan(value: unknown, maxBytes: number): boolean {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === "string") size += item.length + 2;
+    else if (typeof item === "object" && item !== null) {
+      const entries = Array.isArray(item) ? item : Object.entries(item);
+      size += 2 + entries.length;
+      for (const entry of entries) stack.push(entry);
+    } else size += 8;
+    if (size > maxBytes) return true;
+  }
+  return false;
+}

@@ -14,6 +14,13 @@
  *   the tools `add`, `fail` and `hidden`; it records the auth header it saw.
  *   `http://mcp.test/odd` lists `echo` (a good schema), `broken` (a `pattern`
  *   that is not a regex) and `deep` (answers 3,000 levels deep).
+ * - `http://pages.test/…` serves HTML for `fetch_page`: `/article` (headings,
+ *   lists, links, a table, code, entities, scripts and styles to drop),
+ *   `/redirect` (302 to `/article`), `/loop` (redirects forever),
+ *   `/to-private` (302 to a loopback host), `/plain` (text/plain),
+ *   `/binary` (image/png), `/missing` (404).
+ * - `http://openai.test/v1/images/generations` answers like OpenAI's images
+ *   API (one PNG as `b64_json`) and records the request under `openai-images`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -124,8 +131,56 @@ async function oddMcp(request: Request): Promise<Response> {
   return transport.handleRequest(request);
 }
 
+const article = `<!doctype html>
+<html><head><title>The  Switchboard &amp; friends</title><style>body { color: red }</style><script>alert("no")</script></head>
+<body>
+<nav><a href="/">Home</a></nav>
+<h1>Switchboard &mdash; a gateway</h1>
+<p>Agents <strong>meet</strong> people in <em>spaces</em>. Read <a href="/docs/intro">the intro</a> &amp; more.</p>
+<ul><li>First item</li><li>Second item</li></ul>
+<pre><code>const x = 1;
+  indented();</code></pre>
+<table><tr><th>Name</th><th>Role</th></tr><tr><td>Ada</td><td>engineer</td></tr></table>
+<img src="/logo.png" alt="The logo"><br>
+<p>Caf&eacute; &#233; &#x263A; &lt;tag&gt;</p>
+<noscript>Enable JavaScript</noscript>
+<template><p>hidden template</p></template>
+<script type="module">console.log("dropped")</script>
+</body></html>`;
+
+async function pages(request: Request, url: URL): Promise<Response> {
+  switch (url.pathname) {
+    case "/article":
+      return new Response(article, { headers: { "content-type": "text/html; charset=utf-8" } });
+    case "/redirect":
+      return new Response(null, { status: 302, headers: { location: "/article" } });
+    case "/loop":
+      return new Response(null, { status: 302, headers: { location: "/loop" } });
+    case "/to-private":
+      return new Response(null, { status: 302, headers: { location: "http://127.0.0.1:9/secret" } });
+    case "/plain":
+      return new Response("just text\nline two", { headers: { "content-type": "text/plain" } });
+    case "/binary":
+      return new Response(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), { headers: { "content-type": "image/png" } });
+    default:
+      return new Response("<h1>Not here</h1>", { status: 404, headers: { "content-type": "text/html" } });
+  }
+}
+
+/** One 1×1 PNG. */
+const tinyPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
+async function openai(request: Request, url: URL): Promise<Response> {
+  if (url.pathname !== "/v1/images/generations") return json({ error: { message: "no such fake route" } }, 404);
+  recorded.set("openai-images", [...(recorded.get("openai-images") ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }]);
+  return json({ created: Math.floor(Date.now() / 1000), data: [{ b64_json: tinyPng, revised_prompt: "a revised prompt" }] });
+}
+
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.hostname === "pages.test") return pages(request, url);
+  if (url.hostname === "openai.test") return openai(request, url);
+  if (url.hostname === "recorded.test") return json(recorded.get(url.pathname.slice(1)) ?? []);
   if (url.hostname === "mcp.test") return url.pathname === "/odd" ? oddMcp(request) : mcp(request);
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);

@@ -140,7 +140,9 @@ export function pageLink(baseUrl: string, publicKey: string, token: string, spac
 
 async function pendingCalls(client: Switchboard, spaceId: string): Promise<{ message: Message; part: ToolCallPart }[]> {
   const messages = await client.messages.all(spaceId);
-  return messages.flatMap((message) => (message.parts ?? []).filter((part) => part.status === "requires_action").map((part) => ({ message, part })));
+  return messages.flatMap((message) =>
+    (message.parts ?? []).flatMap((part) => (part.type === "tool_call" && part.status === "requires_action" ? [{ message, part }] : [])),
+  );
 }
 
 /** The run of a pending call found through the agents' pending-call lists (an external call shown nowhere). */

@@ -80,7 +80,10 @@ export class EventPrinter {
       case "space.message.updated": {
         const message = event.data;
         if (message.parts && message.parts.length > 0) {
-          for (const part of message.parts) this.#card(part, this.nameOf(message.entityId));
+          for (const part of message.parts) {
+            if (part.type === "tool_call") this.#card(part, this.nameOf(message.entityId));
+            else this.out.write(`${this.nameOf(message.entityId)} shared an image: ${part.url}\n`);
+          }
           return;
         }
         if (event.type === "space.message.updated") return;

@@ -81,7 +81,7 @@ export class SpaceState {
   toolCall(toolCallId: string): ToolCallPart | undefined {
     const messageId = this.#cardOf.get(toolCallId);
     const message = messageId ? this.#messages.get(messageId) : this.#toolDrafts.get(toolCallId);
-    return message?.parts?.find((part) => part.toolCallId === toolCallId);
+    return message?.parts?.find((part): part is ToolCallPart => part.type === "tool_call" && part.toolCallId === toolCallId);
   }
 
   /** The run a tool call belongs to (needed to answer it). */
@@ -93,7 +93,7 @@ export class SpaceState {
   get pendingCalls(): { message: TimelineMessage; part: ToolCallPart }[] {
     const pending: { message: TimelineMessage; part: ToolCallPart }[] = [];
     for (const message of this.#messages.values()) {
-      for (const part of message.parts ?? []) if (part.status === "requires_action") pending.push({ message, part });
+      for (const part of message.parts ?? []) if (part.type === "tool_call" && part.status === "requires_action") pending.push({ message, part });
     }
     return pending.sort((a, b) => a.message.seq - b.message.seq);
   }
@@ -133,7 +133,7 @@ export class SpaceState {
         if (this.#thinking.get(event.data.agentEntityId) === event.data.runId) this.#thinking.delete(event.data.agentEntityId);
         // A cycle that ended drops the drafts it never persisted (a failed send_message).
         for (const [id, draft] of this.#textDrafts) if (draft.entityId === event.data.agentEntityId) this.#textDrafts.delete(id);
-        for (const [id, draft] of this.#toolDrafts) if (draft.parts?.[0]?.runId === event.data.runId) this.#toolDrafts.delete(id);
+        for (const [id, draft] of this.#toolDrafts) if (toolPart(draft.parts?.[0])?.runId === event.data.runId) this.#toolDrafts.delete(id);
         if (event.data.status === "failed") {
           this.#failures.set(event.data.runId, {
             runId: event.data.runId,
@@ -158,6 +158,7 @@ export class SpaceState {
     this.#lastSeq = Math.max(this.#lastSeq, message.seq);
     this.#textDrafts.delete(message.id);
     for (const part of message.parts ?? []) {
+      if (part.type !== "tool_call") continue;
       this.#cardOf.set(part.toolCallId, message.id);
       this.#toolDrafts.delete(part.toolCallId);
     }
@@ -208,7 +209,7 @@ export class SpaceState {
 
   #streamTool(event: SpaceEventOf<"tool.streaming">): boolean {
     const draft = this.#toolDrafts.get(event.data.toolCallId);
-    const part = draft?.parts?.[0];
+    const part = toolPart(draft?.parts?.[0]);
     if (!part || !("partialArgs" in event.data)) return false;
     part.args = event.data.partialArgs;
     return true;
@@ -222,7 +223,7 @@ export class SpaceState {
     const status = event.type === "tool.done" ? "complete" : "error";
     let changed = false;
     message.parts = message.parts.map((part) => {
-      if (part.toolCallId !== toolCallId || part.status === status) return part;
+      if (part.type !== "tool_call" || part.toolCallId !== toolCallId || part.status === status) return part;
       changed = true;
       const next: ToolCallPart = { ...part, status };
       if (event.type === "tool.done" && "result" in event.data) next.result = event.data.result;
@@ -231,4 +232,9 @@ export class SpaceState {
     });
     return changed;
   }
+}
+
+/** A message part, if it is a tool card (messages may also carry image parts). */
+function toolPart(part: NonNullable<Message["parts"]>[number] | undefined): ToolCallPart | undefined {
+  return part?.type === "tool_call" ? part : undefined;
 }

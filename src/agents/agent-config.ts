@@ -6,9 +6,11 @@
 import { z } from "@hono/zod-openapi";
 import { ModelConfig } from "../models/model-config";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
+import { builtinConfigFields, builtinConfigProblems } from "../tools/builtins/builtin-config";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config";
 import { checkApprovalConfig, ToolConfig } from "../tools/tool-config";
 import { ApprovalConfig } from "../tools/wait-policy-config";
+import { ReflectionConfig } from "./reflection-config";
 
 export const AgentConfig = z
   .object({
@@ -61,6 +63,9 @@ export const AgentConfig = z
       })
       .strict()
       .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000, maxCyclesPerMinute: 60 }),
+    // The built-in catalogue (issue 11): groups, denied tools, file folders, the image model.
+    ...builtinConfigFields,
+    reflection: ReflectionConfig.optional(),
   })
   .strict()
   .superRefine((config, context) => {
@@ -77,6 +82,7 @@ export const AgentConfig = z
         context.addIssue({ code: "custom", path: ["tools", index, "name"], message: `Duplicate tool name "${tool.name}" (also tools[${first}])` });
       } else seen.set(tool.name, index);
     });
+    for (const problem of builtinConfigProblems(config)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
     const servers = new Set<string>();
     config.mcp?.servers.forEach((server, index) => {
       if (servers.has(server.name)) {

@@ -109,6 +109,13 @@ export class AgentDO extends DurableObject<AppEnv> {
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
       sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
       takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`),
+      wakeLater: (wake) => {
+        const id = `sleep:${wake.eventId}`;
+        // Done again after a restart: the wake-up is armed already, or its event is in the inbox.
+        if (this.#storage.getDeadline(id) || this.#storage.hasEvent(wake.eventId)) return;
+        const event = { type: "tool_result" as const, toolCallId: wake.toolCallId, toolName: wake.toolName, runId: wake.runId, result: wake.result, ...(wake.hop > 0 && { hop: wake.hop }) };
+        this.#storage.setDeadline({ id, kind: "sleep", dueAt: wake.dueAt, payload: { eventId: wake.eventId, event } });
+      },
     };
     void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { createId } from "../ids";
 import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
-import { InboxEvent, type QueuedEvent } from "./inbox-event";
+import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
 
 /** One row of the deadline table, by kind (the alarm fires at the earliest). */
 export const Deadline = z.discriminatedUnion("kind", [
@@ -23,6 +23,8 @@ export const Deadline = z.discriminatedUnion("kind", [
   z.object({ id: z.string(), kind: z.literal("run_record"), dueAt: z.number(), payload: z.object({ runId: z.string(), attempt: z.number().int() }) }),
   /** A staged outcome whose D1 transition may have happened: settled by the alarm. */
   z.object({ id: z.string(), kind: z.literal("reconcile"), dueAt: z.number(), payload: z.object({ toolCallId: z.string() }) }),
+  /** A `sleep` call's wake-up: when due, its event enters the inbox (under its own id, so never twice). */
+  z.object({ id: z.string(), kind: z.literal("sleep"), dueAt: z.number(), payload: z.object({ eventId: z.string(), event: ToolResultEvent }) }),
 ]);
 
 export type Deadline = z.infer<typeof Deadline>;
@@ -72,6 +74,11 @@ export class AgentStorage {
     return id;
   }
 
+  /** Whether the inbox holds an event with this id (queued or claimed by the running cycle). */
+  hasEvent(id: string): boolean {
+    return this.#sql.exec("SELECT 1 FROM inbox WHERE id = ?", id).toArray().length > 0;
+  }
+
   /** Events ready to be processed now (not claimed by a run, not backing off). */
   readyCount(now = Date.now()): number {
     const row = this.#sql
@@ -86,9 +93,19 @@ export class AgentStorage {
     return row?.at ?? undefined;
   }
 
-  /** Claims every ready event for a run, oldest first. */
+  /**
+   * Claims every ready event for a run, oldest first. A reflection event is
+   * claimed alone, and only when nothing else is ready (it waits for quiet).
+   */
   claim(runId: string, now = Date.now()): QueuedEvent[] {
-    this.#sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ?", runId, now);
+    this.#sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') IS NOT 'reflection'", runId, now);
+    const claimed = this.claimed(runId);
+    if (claimed.length > 0) return claimed;
+    this.#sql.exec(
+      "UPDATE inbox SET run_id = ? WHERE position = (SELECT MIN(position) FROM inbox WHERE run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') = 'reflection')",
+      runId,
+      now,
+    );
     return this.claimed(runId);
   }
 

@@ -32,7 +32,16 @@ export const ActiveRun = z.object({
   /** A scripted model's place when the current step started, to replay a step cut off mid-stream. */
   scriptedTurn: z.number().int().min(0).optional(),
   usage: Usage,
-  notes: z.array(z.object({ at: z.string(), kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator"]), message: z.string() })),
+  notes: z.array(
+    z.object({
+      at: z.string(),
+      kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "final_report"]),
+      message: z.string(),
+      /** A `final_report` note: the call that made it and the report itself. */
+      toolCallId: z.string().optional(),
+      report: z.unknown().optional(),
+    }),
+  ),
   /** Set while an attempt runs in a live instance; a fresh instance that finds it knows the attempt died. */
   running: z.boolean(),
 });

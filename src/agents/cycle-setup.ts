@@ -1,7 +1,8 @@
 /**
  * What one attempt of a cycle works with: the tool context, every tool
  * (built-ins, the agent's own, MCP) wrapped for the journal, the stream
- * observers, the system prompt and the model.
+ * observers, the system prompt and the model. A reflection pass (its trigger
+ * is a `reflection` event) gets the notes tools alone and no spaces.
  */
 import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
@@ -13,6 +14,7 @@ import { createModel } from "../models/create-model";
 import type { Message } from "../protocol/message";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
+import { describeBuiltins } from "../tools/builtins/describe-builtins";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
 import { CallIds } from "../tools/engine/call-ids";
 import { createConfiguredTools } from "../tools/engine/configured-tools";
@@ -31,6 +33,7 @@ import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import type { Memory } from "../knowledge/memories";
 import type { Plan } from "../knowledge/plans";
+import { buildReflectionPrompt, isReflectionRun } from "./reflection";
 import { buildSystemPrompt } from "./system-prompt";
 import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
@@ -70,12 +73,17 @@ export type Attempt = {
   system: string;
   model: LanguageModel;
   mcp: McpTools;
+  /** This attempt is a reflection pass. */
+  reflection: boolean;
 };
 
 export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: Database, spaceEvents: SpaceEventBuffer): Promise<Attempt> {
   const { env, storage, journal, agent } = host;
   const identity = { agentId: agent.id, entityId: agent.entityId, name: agent.name };
-  const spaces = await host.loadSpaces(database);
+  const claimed = storage.claimed(run.runId);
+  const reflection = isReflectionRun(claimed);
+  // A reflection pass is in no space: it shows nowhere and can post nowhere.
+  const spaces = reflection ? [] : await host.loadSpaces(database);
   const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.plansChanged };
   const known = await host.loadKnowledge(knowledge);
   let activeSpaceId = storage.read("active_space_id", z.string());
@@ -124,15 +132,27 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       if (refused) journal.note(run, "refused", refused);
     },
     toolRuntime: host.toolRuntime,
+    markInputSettled: (modelToolCallId) => settled.resolve(modelToolCallId),
+    toolsOfCycle: () => raw,
+    reportFinal: (toolCallId, report) => {
+      // The same call done again after a restart finds its report already kept.
+      if (run.notes.some((note) => note.toolCallId === toolCallId)) return;
+      const preview = report.content ?? JSON.stringify(report.contentJson ?? null);
+      run.notes.push({ at: new Date().toISOString(), kind: "final_report", message: `${report.status}: ${preview.slice(0, 200)}`, toolCallId, report });
+      journal.saveRun(run);
+    },
+    ...(reflection && { reflection: true }),
   };
 
-  const configured = createConfiguredTools(context);
-  const mcp = await loadMcpTools(agent.config.mcp?.servers ?? [], {
-    env,
-    toolTimeoutMs: agent.config.limits.toolTimeout,
-    maxResultBytes: agent.config.limits.toolResponseMaxBytes,
-    report: host.publish,
-  });
+  const configured = reflection ? { tools: {}, observers: [] } : createConfiguredTools(context);
+  const mcp = reflection
+    ? { tools: {}, close: async () => undefined }
+    : await loadMcpTools(agent.config.mcp?.servers ?? [], {
+        env,
+        toolTimeoutMs: agent.config.limits.toolTimeout,
+        maxResultBytes: agent.config.limits.toolResponseMaxBytes,
+        report: host.publish,
+      });
   // Built-ins win a name clash, then the agent's own tools, then MCP tools.
   const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
   const gate: CallGate = async (call) => {
@@ -141,26 +161,26 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     const decision = await requestApproval(context, { ...call, args: call.input, approval });
     return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
   };
-  const tools = journalTools(
-    { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) },
-    journal,
-    callIds,
-    { runId: run.runId, step: () => run.step },
-    gate,
-  );
-  const events = presentEvents(agent.config.loop.doubleTexting, storage.claimed(run.runId));
+  const raw: ToolSet = { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) };
+  const tools = journalTools(raw, journal, callIds, { runId: run.runId, step: () => run.step }, gate);
+  const events = presentEvents(agent.config.loop.doubleTexting, claimed);
   const now = new Date();
-  const system = buildSystemPrompt({
-    system: agent.config.agent.system,
-    description: agent.config.agent.description,
-    agent: identity,
-    spaces,
-    activeSpaceId,
-    ...known,
-    events,
-    now,
-    maxEventChars: agent.config.limits.toolResponseMaxBytes,
-  });
+  const builtins = await describeBuiltins(context);
+  const system = reflection
+    ? buildReflectionPrompt({ system: agent.config.agent.system, agent: identity, instruction: agent.config.reflection?.instruction, sections: builtins.sections, now })
+    : buildSystemPrompt({
+        system: agent.config.agent.system,
+        description: agent.config.agent.description,
+        agent: identity,
+        spaces,
+        activeSpaceId,
+        ...known,
+        events,
+        now,
+        maxEventChars: agent.config.limits.toolResponseMaxBytes,
+        // Without `builtins` in the config the prompt stays as it was before the catalogue.
+        ...((agent.config.builtins !== undefined || agent.config.deniedTools !== undefined) && { builtins }),
+      });
   const model = createModel(agent.config.model, env, {
     nextTurn: () => storage.read("scripted_turn", scriptedTurn) ?? 0,
     consumeTurn: (index) => storage.write("scripted_turn", index + 1),
@@ -174,6 +194,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     system,
     model,
     mcp,
+    reflection,
   };
 }
 

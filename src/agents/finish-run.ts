@@ -14,6 +14,7 @@ import type { AppEnv } from "../env";
 import type { AgentStorage } from "./agent-storage";
 import { compactToolResults, trimConsciousness } from "./consciousness";
 import type { ActiveRun, CycleJournal, StepRecord } from "./cycle-journal";
+import type { InboxEvent } from "./inbox-event";
 
 export const StoredRunRecord = z.object({
   runId: z.string(),
@@ -46,6 +47,8 @@ export type RunEnd = {
   /** Calls that never finished (a failed run's open calls), shown on the record as failed. */
   unfinished?: RunToolCall[];
   d1Statements: number | null;
+  /** An event the agent queues itself with the end (a reflection pass), in the same transaction. */
+  followUp?: { id: string; event: InboxEvent };
 };
 
 /** Commits the end of the run and returns the record to write to D1. */
@@ -79,6 +82,7 @@ export function commitRunEnd(
     }
     if (end.status === "interrupted") storage.requeue(run.runId);
     else storage.complete(run.runId);
+    if (end.followUp) storage.enqueue(end.followUp.event, end.followUp.id);
     journal.clear(run.runId);
     storage.write(recordKey(run.runId), record);
     storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });

@@ -2,6 +2,7 @@
  * Inbox events (contract §7): what wakes an agent. `hop` counts how many
  * agent cycles led to an event (a person's message is 0, an agent's reply or
  * a tool calling the gateway back is one more), so loops stop at a bound.
+ * `reflection` is the agent's own follow-up after a cycle (never from outside).
  */
 import { z } from "@hono/zod-openapi";
 
@@ -41,7 +42,10 @@ export const PlanDueEvent = z.object({
 
 export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown(), hop });
 
-export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent]);
+/** Queued by the agent itself after a cycle that did real work (config `reflection`): a notes-only pass runs on it, alone. */
+export const ReflectionEvent = z.object({ type: z.literal("reflection"), runId: z.string() });
+
+export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent, ReflectionEvent]);
 
 export type InboxEvent = z.infer<typeof InboxEvent>;
 

@@ -3,7 +3,8 @@
  * `plan_due` event in the inbox and advances; a sync wait no cycle holds any
  * more turns `pending`; an expired call becomes `expired` (through the
  * pending-call owner); a failed webhook is tried again; a run record that did
- * not reach D1 is written again. One failing deadline never stops the others.
+ * not reach D1 is written again; a `sleep` wakes the agent with its event.
+ * One failing deadline never stops the others.
  */
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
@@ -61,6 +62,12 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
     case "reconcile":
       // The alarm reconciles every staged outcome before deadlines; this one only woke it.
       return storage.deleteDeadline(deadline.id);
+    case "sleep":
+      // One transaction: the event is queued and the wake-up gone, or neither.
+      return storage.transaction(() => {
+        storage.enqueue(deadline.payload.event, deadline.payload.eventId);
+        storage.deleteDeadline(deadline.id);
+      });
   }
 }
 

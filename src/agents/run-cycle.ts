@@ -23,6 +23,7 @@ import { continueStep } from "./continue-step";
 import { commitRunEnd, type RunEnd, writeRunRecord } from "./finish-run";
 import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
+import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection";
 import { inboxMessage } from "./system-prompt";
 import { z } from "zod";
 
@@ -128,7 +129,8 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
         console.error("could not write the run's start", run.runId, error);
       });
     }
-    audience = { spaceIds: (await host.loadSpaces(database)).map((space) => space.id) };
+    // A reflection pass is in no space: nobody hears about it.
+    audience = { spaceIds: isReflectionRun(storage.claimed(run.runId)) ? [] : (await host.loadSpaces(database)).map((space) => space.id) };
     announce(host, audience, spaceEvents, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
     prepared = await prepareAttempt(host, run, database, spaceEvents);
     const { context, tools } = prepared;
@@ -137,7 +139,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     records = completed.map((step) => step.record);
     const previous = storage.read("consciousness", z.array(z.custom<ModelMessage>())) ?? [];
     const messages: ModelMessage[] = [...previous, { role: "user", content: run.userMessage }, ...completed.flatMap((step) => step.messages)];
-    const maxSteps = agent.config.loop.maxSteps;
+    const maxSteps = prepared.reflection ? (agent.config.reflection?.maxSteps ?? defaultReflectionSteps) : agent.config.loop.maxSteps;
     let done = records.length > 0 && stepEndsCycle(records[records.length - 1]);
 
     if (!done && run.step < maxSteps) {
@@ -170,7 +172,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
         system: prepared.system,
         messages,
         tools,
-        toolChoice: agent.config.loop.toolChoice,
+        toolChoice: prepared.reflection ? "auto" : agent.config.loop.toolChoice,
         maxConcurrentTools: agent.config.limits.maxConcurrentTools,
         abortSignal,
         temperature: agent.config.model.temperature,
@@ -196,7 +198,15 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     await spaceEvents.drain();
     await runRowWritten;
     if (host.deleted.aborted) return { status: "idle" };
-    await finish(host, run, audience, spaceEvents, { status: "completed", messages, records, d1Statements: counter.count + 1 });
+    // A reflection pass leaves the consciousness as the cycle it reflected on left it, and is never reflected on.
+    const reflect = shouldReflect(agent.config, records, prepared.reflection);
+    await finish(host, run, audience, spaceEvents, {
+      status: "completed",
+      ...(!prepared.reflection && { messages }),
+      records,
+      d1Statements: counter.count + 1,
+      ...(reflect && { followUp: { id: reflectionEventId(run.runId), event: reflectionEvent(run.runId) } }),
+    });
     return { status: "completed", runId: run.runId };
   } catch (error) {
     await spaceEvents.drain().catch(() => undefined);

@@ -5,6 +5,7 @@
  * journaled before the next begins.
  */
 import { isStepCount, type LanguageModel, type ModelMessage, streamText, type ToolChoice, type ToolSet } from "ai";
+import { cycleEndingTools } from "../tools/builtin-tool-names";
 import type { StepRecord } from "./cycle-journal";
 import { consumeStepStream, type StepStream } from "./cycle-stream";
 
@@ -58,7 +59,7 @@ export async function runStep(input: StepInput): Promise<StepResult> {
   };
 }
 
-/** Whether the cycle stops after this step: no tool calls (the model is done), or `skip`. */
+/** Whether the cycle stops after this step: no tool calls (the model is done), or `skip`, `sleep` or `final_report` that did not fail. */
 export function stepEndsCycle(record: StepRecord): boolean {
-  return record.toolCalls.length === 0 || record.toolCalls.some((call) => call.toolName === "skip");
+  return record.toolCalls.length === 0 || record.toolCalls.some((call) => cycleEndingTools.has(call.toolName) && call.status !== "failed");
 }

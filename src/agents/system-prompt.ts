@@ -22,6 +22,8 @@ export type PromptInput = {
   now: Date;
   /** The agent's `limits.toolResponseMaxBytes`: the cap on each inbox payload the model sees. */
   maxEventChars?: number;
+  /** The built-ins the agent has (`describeBuiltins`); absent: the contract's, as before the catalogue. */
+  builtins?: { groups: ReadonlySet<string>; names: ReadonlySet<string>; sections: string[] };
 };
 
 function section(title: string, lines: string[]): string {
@@ -47,11 +49,15 @@ export function describeEvent(queued: QueuedEvent, maxChars = defaultMaxEventCha
       return `plan_due "${event.name}" (due ${event.dueAt}): ${event.instruction}`;
     case "external":
       return `external: ${clip(event.data, maxChars)}`;
+    case "reflection":
+      return `reflection on run ${event.runId}: write what you learned into your notes`;
   }
 }
 
 export function buildSystemPrompt(input: PromptInput): string {
   const active = input.spaces.find((space) => space.id === input.activeSpaceId);
+  const has = (group: string) => input.builtins === undefined || input.builtins.groups.has(group);
+  const hasTool = (name: string) => input.builtins === undefined || input.builtins.names.has(name);
   const parts = [
     input.system?.trim() || "You are a helpful agent.",
     section("Who you are", [
@@ -59,24 +65,33 @@ export function buildSystemPrompt(input: PromptInput): string {
       ...(input.description ? [input.description] : []),
       `The time is ${input.now.toISOString()}.`,
     ]),
-    section(
-      "Your spaces",
-      input.spaces.map((space) => `- "${space.name}" (id ${space.id})${space.id === input.activeSpaceId ? " ← active" : ""}`),
-    ),
-    `Active space: ${active ? `"${active.name}" (${active.id})` : "none. Call enter_space before send_message or any visible tool."}`,
-    section(
-      "Goals",
-      input.goals.map((goal) => `- [${goal.isCompleted ? "x" : " "}] (${goal.id}, priority ${goal.priority}${goal.isLongTerm ? ", long-term" : ""}) ${goal.description}`),
-    ),
-    section("Memories", input.memories.map((memory) => `- ${memory.key}: ${memory.value}`)),
-    section(
-      "Plans",
-      input.plans.map((plan) => `- "${plan.name}" next ${plan.nextRunAt ?? "never (done)"}: ${plan.instruction}`),
-    ),
+    ...(has("spaces")
+      ? [
+          section(
+            "Your spaces",
+            input.spaces.map((space) => `- "${space.name}" (id ${space.id})${space.id === input.activeSpaceId ? " ← active" : ""}`),
+          ),
+          `Active space: ${active ? `"${active.name}" (${active.id})` : "none. Call enter_space before send_message or any visible tool."}`,
+        ]
+      : []),
+    ...(has("knowledge")
+      ? [
+          section(
+            "Goals",
+            input.goals.map((goal) => `- [${goal.isCompleted ? "x" : " "}] (${goal.id}, priority ${goal.priority}${goal.isLongTerm ? ", long-term" : ""}) ${goal.description}`),
+          ),
+          section("Memories", input.memories.map((memory) => `- ${memory.key}: ${memory.value}`)),
+          section(
+            "Plans",
+            input.plans.map((plan) => `- "${plan.name}" next ${plan.nextRunAt ?? "never (done)"}: ${plan.instruction}`),
+          ),
+        ]
+      : []),
+    ...(input.builtins?.sections ?? []),
     section("How you work", [
       "You live in cycles: each cycle you are woken by new inbox events (the latest user message lists them) and act with tools.",
-      "People only see what you send with send_message into your active space. Use skip when there is nothing to do.",
-      "Tool results that say pending arrive later as tool_result events in your inbox, or wait for them now with wait_for_results.",
+      ...(hasTool("send_message") ? [`People only see what you send with send_message into your active space.${hasTool("skip") ? " Use skip when there is nothing to do." : ""}`] : hasTool("skip") ? ["Use skip when there is nothing to do."] : []),
+      `Tool results that say pending arrive later as tool_result events in your inbox${hasTool("wait_for_results") ? ", or wait for them now with wait_for_results" : ""}.`,
     ]),
     section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
   ];

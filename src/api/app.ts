@@ -13,6 +13,7 @@ import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
 import { registerEventSchemas } from "./event-schemas";
+import { fileRoutes } from "./files";
 import { healthRoutes } from "./health";
 import { hopGuard } from "./hop-guard";
 import { idempotency } from "./idempotency";
@@ -53,6 +54,7 @@ export function createApp() {
   app.route("/", callbackRoutes);
   app.route("/", operatorRoutes);
   app.route("/", statsRoutes);
+  app.route("/", fileRoutes);
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);

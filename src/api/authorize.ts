@@ -13,8 +13,8 @@ import type { ApiContext, ApiEnv } from "./context";
 import { refuseAgentSubject } from "./refuse-agent-subject";
 import { callbackPath } from "../security/callback-token";
 
-/** Stream routes also accept `?publicKey=&token=` (browsers cannot set WebSocket headers). */
-const streamPath = /\/stream$/;
+/** Stream routes and file links also accept `?publicKey=&token=` (browsers cannot set headers on WebSockets or images). */
+const streamPath = /\/stream$|^\/api\/files\/download$/;
 
 export const authentication: MiddlewareHandler<ApiEnv> = async (c, next) => {
   // A callback URL carries its own credential (a signed token naming one call).

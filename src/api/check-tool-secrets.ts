@@ -6,6 +6,7 @@
  */
 import type { AgentConfig } from "../agents/agent-config";
 import type { AppEnv } from "../env";
+import type { ImageModelConfig } from "../models/image-model-config";
 import { secretNameProblem } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { checkGatewayConfig, checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
@@ -27,9 +28,18 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
     const problem = secretNameProblem(model.apiKeyEnv, env, { mustBeSet: false });
     if (problem !== undefined) issues.push({ path: ["config", "model", "apiKeyEnv"], message: problem });
   }
+  const checkImageModel = (image: ImageModelConfig | undefined, path: (string | number)[]) => {
+    if (image?.provider !== "openai") return;
+    checkUrl(image.baseURL, [...path, "baseURL"]);
+    if (image.apiKeyEnv === undefined) return;
+    const problem = secretNameProblem(image.apiKeyEnv, env, { mustBeSet: false });
+    if (problem !== undefined) issues.push({ path: [...path, "apiKeyEnv"], message: problem });
+  };
+  checkImageModel(config.images, ["config", "images"]);
   config.tools.forEach((tool, index) => {
     const path = ["config", "tools", index, "execution"];
-    if (tool.executionType === "gateway") {
+    if (tool.executionType === "image-generator") checkImageModel(tool.execution, path);
+    else if (tool.executionType === "gateway") {
       for (const problem of checkGatewayConfig(tool.execution, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
     } else if (tool.executionType === "external" || tool.executionType === "space") {
       checkUrl(tool.execution?.webhook, [...path, "webhook"]);

@@ -1,6 +1,6 @@
 /** Message rows in D1 and their conversion to the contract's message shape. */
 import { and, asc, desc, eq, gt } from "drizzle-orm";
-import { Message, type ToolCallPart } from "../protocol/message";
+import { Message, type MessagePart } from "../protocol/message";
 import type { Database } from "./client";
 import { messages } from "./schema";
 
@@ -17,7 +17,7 @@ export function toMessage(row: MessageRow): Message {
     createdAt: row.createdAt,
   };
   if (row.text !== null) message.text = row.text;
-  if (row.parts !== null) message.parts = row.parts as ToolCallPart[];
+  if (row.parts !== null) message.parts = row.parts as MessagePart[];
   if (row.mentions !== null) message.mentions = row.mentions as string[];
   if (row.updatedAt !== null) message.updatedAt = row.updatedAt;
   return message;
@@ -60,7 +60,7 @@ export async function findMessageBySeq(database: Database, spaceId: string, seq:
 export async function updateMessageParts(
   database: Database,
   messageId: string,
-  changes: { parts: ToolCallPart[]; status: string; updatedAt: string },
+  changes: { parts: MessagePart[]; status: string; updatedAt: string },
 ): Promise<void> {
   await database.update(messages).set(changes).where(eq(messages.id, messageId));
 }

@@ -6,19 +6,20 @@ import { z } from "@hono/zod-openapi";
 import { secretNameProblem } from "../security/secret-policy";
 import { OutboundUrl } from "../security/url-policy";
 
+/** Names the Worker secret holding an API key (never the key itself, never one of the gateway's own keys). */
+export const ApiKeyEnv = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
+  .superRefine((name, context) => {
+    const problem = secretNameProblem(name);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  });
+
 const modelSettings = {
   name: z.string().min(1).max(200),
   temperature: z.number().min(0).max(2).optional(),
   maxOutputTokens: z.number().int().positive().max(200_000).optional(),
-  /** Names the Worker secret holding the API key (never the key itself, never one of the gateway's own keys). */
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "An environment variable name such as MY_PROVIDER_KEY")
-    .superRefine((name, context) => {
-      const problem = secretNameProblem(name);
-      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-    })
-    .optional(),
+  apiKeyEnv: ApiKeyEnv.optional(),
 };
 
 export const ScriptedToolCall = z

@@ -1,6 +1,9 @@
 /**
  * The persisted space message (contract §8) and how public-key clients see it:
  * tool parts of `display.mode: "minimal"` tools carry only id, name and status.
+ * A message's parts are tool calls (cards; `task_status` keeps one live card
+ * per run and space) and images (a generated image stored in R2, behind a
+ * signed link); an image of a minimal tool is not shown to public-key clients.
  */
 import { z } from "@hono/zod-openapi";
 
@@ -30,6 +33,26 @@ export const ToolCallPart = z
 
 export type ToolCallPart = z.infer<typeof ToolCallPart>;
 
+export const ImagePart = z
+  .object({
+    type: z.literal("image"),
+    /** A signed, expiring link relative to the gateway (`/api/files/download?…`): members of the space may fetch it. */
+    url: z.string(),
+    mediaType: z.string(),
+    alt: z.string().optional(),
+    /** When the link stops working. */
+    expiresAt: z.string().optional(),
+    /** The call that made it. */
+    toolCallId: z.string().optional(),
+    displayMode: z.enum(["full", "minimal"]).optional(),
+  })
+  .openapi("ImagePart");
+
+export type ImagePart = z.infer<typeof ImagePart>;
+
+export const MessagePart = z.discriminatedUnion("type", [ToolCallPart, ImagePart]).openapi("MessagePart");
+export type MessagePart = z.infer<typeof MessagePart>;
+
 export const MessageRole = z.enum(["user", "assistant", "tool", "system"]);
 export type MessageRole = z.infer<typeof MessageRole>;
 
@@ -41,7 +64,7 @@ export const Message = z
     entityId: z.string(),
     role: MessageRole,
     text: z.string().optional(),
-    parts: z.array(ToolCallPart).optional(),
+    parts: z.array(MessagePart).optional(),
     mentions: z.array(z.string()).optional(),
     status: z.string(),
     createdAt: z.string(),
@@ -59,10 +82,18 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
   return { type: part.type, toolCallId: part.toolCallId, toolName: part.toolName, status: part.status };
 }
 
-/** The message as a public-key client may see it. */
+/** The message as a public-key client may see it (a minimal tool's image is left out). */
 export function redactMessage(message: Message): Message {
   if (!message.parts) return message;
-  return { ...message, parts: message.parts.map(redactPart) };
+  return {
+    ...message,
+    parts: message.parts.flatMap((part): MessagePart[] => {
+      if (part.type === "tool_call") return [redactPart(part)];
+      if (part.displayMode === "minimal") return [];
+      const { displayMode: _displayMode, ...rest } = part;
+      return [rest];
+    }),
+  };
 }
 
 /** The message as a secret-key client sees it (internal markers removed). */
@@ -80,7 +111,7 @@ export type NewMessage = {
   entityId: string;
   role: MessageRole;
   text?: string;
-  parts?: ToolCallPart[];
+  parts?: MessagePart[];
   mentions?: string[];
   status?: string;
 };

@@ -7,8 +7,8 @@
  * rule cannot leak either.
  */
 
-/** The gateway's own keys: they authenticate callers and sign tokens and webhooks. */
-export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
+/** The gateway's own keys: they authenticate callers and sign tokens, webhooks and file links. */
+export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET", "FILE_LINK_SECRET"]);
 
 /** Why a name cannot be used: one of the gateway's keys, a binding that is not a string, or nothing set. */
 export type SecretRefusal = "reserved" | "binding" | "unset";

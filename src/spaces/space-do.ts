@@ -12,7 +12,7 @@ import type { AppEnv } from "../env";
 import { createId } from "../ids";
 import { ConnectionHub } from "../streams/connection-hub";
 import { EventLog } from "../streams/event-log";
-import { fullMessage, type Message, type NewMessage, redactMessage, type ToolCallPart } from "../protocol/message";
+import { fullMessage, type Message, type MessagePart, type NewMessage, redactMessage, type ToolCallPart } from "../protocol/message";
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { SpacePort } from "../protocol/space-port";
 
@@ -69,12 +69,14 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
    * Replaces a tool message's parts and status in D1, then broadcasts
    * `space.message.updated`. `update` sees the current parts.
    */
-  updateToolPart(messageId: string, toolCallId: string, changes: Partial<ToolCallPart>, status?: string): Promise<Message | undefined> {
+  updateToolPart(messageId: string, toolCallId: string, changes: Partial<ToolCallPart>, status?: string, addParts: MessagePart[] = []): Promise<Message | undefined> {
     return this.#serialize(async () => {
       const database = getDatabase(this.env.DB);
       const current = await getMessage(database, messageId);
       if (!current?.parts) return undefined;
-      const parts = current.parts.map((part) => (part.toolCallId === toolCallId ? { ...part, ...changes } : part));
+      const updated = current.parts.map((part) => (part.type === "tool_call" && part.toolCallId === toolCallId ? { ...part, ...changes } : part));
+      const added = addParts.filter((part) => !updated.some((existing) => existing.type === part.type && existing.toolCallId === part.toolCallId));
+      const parts = [...updated, ...added];
       // Settling a card twice (a transition finished again after a restart) changes nothing and says nothing.
       if (JSON.stringify(parts) === JSON.stringify(current.parts) && (status ?? current.status) === current.status) return fullMessage(current);
       const updatedAt = new Date().toISOString();

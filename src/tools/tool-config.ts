@@ -3,6 +3,7 @@
  * typo is refused with its path instead of silently ignored.
  */
 import { z } from "@hono/zod-openapi";
+import { ImageModelConfig } from "../models/image-model-config";
 import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
 import { checkInputSchema } from "./json-schema/check-input-schema";
@@ -68,9 +69,11 @@ export const ToolConfig = z
     z.object({ ...common, ...waiting, answeredBy: AnsweredBy.optional(), executionType: z.literal("space"), execution: PendingExecution.optional() }).strict(),
     z.object({ ...common, executionType: z.literal("internal"), execution: z.object({}).strict().optional() }).strict(),
     z.object({ ...common, executionType: z.literal("prebuilt"), execution: PrebuiltExecution }).strict(),
+    /** Draws an image (`{prompt}` by default) with an image model; the image is kept in R2 and shown on the call's card. */
+    z.object({ ...common, executionType: z.literal("image-generator"), execution: ImageModelConfig }).strict(),
   ])
   .superRefine((tool, context) => {
-    if (tool.executionType !== "prebuilt") {
+    if (tool.executionType !== "prebuilt" && tool.executionType !== "image-generator") {
       if (tool.description === undefined) {
         context.addIssue({ code: "custom", path: ["description"], message: "Required (shown to the model)" });
       }

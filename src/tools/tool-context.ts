@@ -4,9 +4,11 @@
  * run, its spaces, the channel to them, the agent stream, the journal's view
  * of a call, and the runtime for waits, deadlines and webhooks.
  */
+import type { ToolSet } from "ai";
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
 import type { KnowledgeContext } from "../knowledge/knowledge-context";
+import type { ImageModelConfig } from "../models/image-model-config";
 import type { Message } from "../protocol/message";
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { SpacePort } from "../protocol/space-port";
@@ -14,6 +16,7 @@ import type { CallIds } from "./engine/call-ids";
 import type { PendingCallOwner } from "./engine/pending-call-owner";
 import type { ToolDeadline } from "./engine/tool-deadlines";
 import type { ToolWaiters } from "./engine/tool-waiters";
+import type { FilesConfig } from "./builtins/builtin-config";
 import type { ToolConfig } from "./tool-config";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
@@ -22,6 +25,34 @@ export type AgentIdentity = { agentId: string; entityId: string; name: string };
 export type ToolSettings = {
   tools: ToolConfig[];
   limits: { toolTimeout: number; maxConcurrentTools: number; toolResponseMaxBytes: number };
+  /** Built-in groups (default: the contract's `spaces` and `knowledge`) and tools taken away from them. */
+  builtins?: readonly string[];
+  deniedTools?: readonly string[];
+  /** The folders the file tools may use. */
+  files?: FilesConfig;
+  /** The model `generate_image` draws with. */
+  images?: ImageModelConfig;
+};
+
+/** A wake-up the agent object keeps in its alarm table: when due, a `tool_result` event for the call enters the inbox. */
+export type WakeLater = {
+  /** The inbox event's id (derived from the call, so a call done again never wakes twice). */
+  eventId: string;
+  dueAt: number;
+  toolCallId: string;
+  toolName: string;
+  runId: string;
+  result: unknown;
+  hop: number;
+};
+
+/** The cycle's structured answer (`final_report`), kept on the run record. */
+export type FinalReport = {
+  status: "success" | "failure" | "partial";
+  format: string;
+  content?: string;
+  contentJson?: unknown;
+  metadata?: Record<string, unknown>;
 };
 
 /**
@@ -46,6 +77,8 @@ export type ToolRuntime = {
   sendWebhook(toolCallId: string, url: string, body: string): void;
   /** Takes a call's `tool_result` event out of the inbox if it is still queued (the cycle got the result another way). */
   takeQueuedResult(toolCallId: string): boolean;
+  /** Arms a wake-up (`sleep`); an event id already queued or armed is left as it is. */
+  wakeLater(wake: WakeLater): void;
 };
 
 /** What the cycle's journal tells a tool about its own call (set when the call is done again after a restart). */
@@ -97,4 +130,12 @@ export type ToolContext = {
   /** Wakes the agents a message mentions (a reply one hop further). */
   wakeMentioned(message: Message): Promise<void>;
   toolRuntime: ToolRuntime;
+  /** Tells `inputSettled` a call's input is complete (calls made by `batch`, which never stream). */
+  markInputSettled(modelToolCallId: string): void;
+  /** Every tool of the cycle as it was built, before the journal wraps it (what `batch` runs). */
+  toolsOfCycle(): ToolSet;
+  /** Keeps the cycle's `final_report` on its run record (the same call reported again changes nothing). */
+  reportFinal(toolCallId: string, report: FinalReport): void;
+  /** Set on the reflection pass that follows a cycle (notes tools only; it never wakes anyone). */
+  reflection?: boolean;
 };

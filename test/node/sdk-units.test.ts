@@ -49,7 +49,7 @@ describe("SpaceState", () => {
     expect(state.messages).toHaveLength(1);
     expect(state.pendingCalls.map((entry) => entry.part.toolCallId)).toEqual(["call_1"]);
     expect(state.runOf("call_1")).toBe("run_1");
-    state.apply(event("space.message.updated", { ...card, status: "complete", updatedAt: "2026-11-01T00:00:01.000Z", parts: [{ ...card.parts![0], status: "complete", result: { yes: true } }] }));
+    state.apply(event("space.message.updated", { ...card, status: "complete", updatedAt: "2026-11-01T00:00:01.000Z", parts: [{ type: "tool_call" as const, toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, runId: "run_1", status: "complete" as const, result: { yes: true } }] }));
     state.apply(event("tool.done", { toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, result: { yes: true } }));
     expect(state.toolCall("call_1")).toMatchObject({ status: "complete", result: { yes: true } });
     expect(state.pendingCalls).toEqual([]);

@@ -87,13 +87,15 @@ export class TimelineView {
         { class: classes, "data-seq": item.seq, "data-message-id": message.id },
         who,
         message.parts.map((part) =>
-          toolCard({
-            part,
-            message,
-            tool: this.context.tools.find((tool) => tool.name === part.toolName && tool.agentEntityId === message.entityId),
-            agentName: this.nameOf(message.entityId),
-            answer: (result) => this.context.answer(message, part.toolCallId, result),
-          }),
+          part.type === "image"
+            ? h("figure", { class: "image-part" }, h("img", { src: part.url, alt: part.alt ?? "An image", loading: "lazy" }), part.alt ? h("figcaption", {}, part.alt) : null)
+            : toolCard({
+                part,
+                message,
+                tool: this.context.tools.find((tool) => tool.name === part.toolName && tool.agentEntityId === message.entityId),
+                agentName: this.nameOf(message.entityId),
+                answer: (result) => this.context.answer(message, part.toolCallId, result),
+              }),
         ),
       );
     }

@@ -550,6 +550,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/files/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file through a signed link
+         * @description A file an agent's tools stored (files, images), through the signed, expiring link a tool made. Secret key, or a member of the link's space.
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     toolCall: {
@@ -743,14 +763,18 @@ export type components = {
             /** @enum {string} */
             role: "user" | "assistant" | "tool" | "system";
             text?: string;
-            parts?: components["schemas"]["ToolCallPart"][];
+            parts?: components["schemas"]["MessagePart"][];
             mentions?: string[];
             status: string;
             createdAt: string;
             updatedAt?: string;
         };
+        MessagePart: components["schemas"]["ToolCallPart"] | components["schemas"]["ImagePart"];
         ToolCallPart: {
-            /** @enum {string} */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "tool_call";
             toolCallId: string;
             toolName: string;
@@ -766,6 +790,20 @@ export type components = {
             kind?: "approval";
             approves?: string;
             remindedAt?: string;
+        };
+        ImagePart: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            url: string;
+            mediaType: string;
+            alt?: string;
+            expiresAt?: string;
+            toolCallId?: string;
+            /** @enum {string} */
+            displayMode?: "full" | "minimal";
         };
         /** @description One event of an agent stream (secret key): every tool call with full args and results, cycles, calls to execute */
         AgentEvent: {
@@ -1229,6 +1267,13 @@ export type components = {
                 /** @default 60 */
                 maxCyclesPerMinute: number;
             };
+            /** @description Built-in tool groups the agent has; default ["spaces", "knowledge"] (the contract's built-ins) */
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
+            /** @description Built-in tools taken away from the groups the agent has */
+            deniedTools?: string[];
+            files?: components["schemas"]["FilesConfig"];
+            images?: components["schemas"]["ImageModelConfig"];
+            reflection?: components["schemas"]["ReflectionConfig"];
         };
         ModelConfig: {
             /** @enum {string} */
@@ -1419,6 +1464,27 @@ export type components = {
             execution: {
                 action: string;
             };
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            /** @enum {string} */
+            executionType: "image-generator";
+            execution: components["schemas"]["ImageModelConfig"];
         };
         /** @description A JSON Schema (draft 2020-12 or 7) for the tool's input object */
         JsonSchema: {
@@ -1442,6 +1508,32 @@ export type components = {
             entities: string[];
         } | {
             roles: string[];
+        };
+        ImageModelConfig: {
+            /** @enum {string} */
+            provider: "openai" | "workers-ai" | "scripted";
+            model?: string;
+            size?: string;
+            aspectRatio?: string;
+            apiKeyEnv?: string;
+            baseURL?: string;
+            providerOptions?: {
+                [key: string]: string | number | boolean;
+            };
+        };
+        FilesConfig: {
+            prefixes: string[];
+            readOnly?: boolean;
+            maxFileBytes?: number;
+        };
+        ReflectionConfig: {
+            /** @default true */
+            enabled: boolean;
+            /** @default 3 */
+            maxSteps: number;
+            /** @default 1 */
+            minToolCalls: number;
+            instruction?: string;
         };
         Agent: {
             id: string;
@@ -1525,7 +1617,7 @@ export type components = {
             name: string;
             description?: string;
             /** @enum {string} */
-            executionType: "gateway" | "external" | "space" | "internal" | "prebuilt";
+            executionType: "gateway" | "external" | "space" | "internal" | "prebuilt" | "image-generator";
             isAsync: boolean;
             display: {
                 /** @enum {string} */
@@ -4248,6 +4340,84 @@ export interface operations {
             };
             /** @description Unknown id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query: {
+                /** @description The file's key, as the link gives it */
+                key: string;
+                /** @description The space whose members the link is for */
+                space: string;
+                /** @description When the link expires (unix seconds) */
+                expires: string;
+                /** @description The link's signature */
+                signature: string;
+                /** @description For browsers: the public key */
+                publicKey?: string;
+                /** @description For browsers: the JWT */
+                token?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link has expired */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,22 +1,77 @@
 /**
- * All built-in tools of a cycle. Built-ins take effect one at a time in the
- * order the model called them, so `enter_space` then `send_message` in one
- * parallel step behaves as written.
+ * The built-in tools a cycle offers: the groups the agent's config selects
+ * (`builtins`, default the contract's `spaces` and `knowledge`) less the
+ * tools it denies, or, for a reflection pass, only the notes tools that write.
+ * Built-ins take effect one at a time in the order the model called them, so
+ * `enter_space` then `send_message` in one parallel step behaves as written
+ * (tools that order themselves, or that only read or compute, run alongside).
  */
 import type { Tool, ToolSet } from "ai";
 import type { ToolContext } from "../tool-context";
+import { selectedBuiltinNames } from "../builtin-tool-names";
 import { SerialQueue } from "../serial-queue";
+import { createBatchTool } from "./batch-tool";
+import { createDataTools } from "./data-tools";
+import { createFileTools } from "./file-tools";
+import { createHttpTools } from "./http-tools";
+import { createImageTools } from "./image-tools";
 import { createKnowledgeTools } from "./knowledge-tools";
+import { createNotesTools } from "./notes-tools";
+import { createReportTools } from "./report-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
 import { createWaitTools } from "./wait-tools";
+import { createTimeTools } from "./time-tools";
+
+/** What a reflection pass may do: read and write notes, nothing else. */
+export const reflectionToolNames: ReadonlySet<string> = new Set(["notes_read", "notes_write", "notes_append", "notes_patch"]);
+
+/** Built-ins that need no place in the call order: they compute, read, reach the outside, or order their own calls (`batch`). */
+const unorderedTools: ReadonlySet<string> = new Set([
+  ...selfOrderedTools,
+  "current_time",
+  "date_add",
+  "date_diff",
+  "http_request",
+  "fetch_page",
+  "json_query",
+  "base64_encode",
+  "base64_decode",
+  "hash",
+  "uuid",
+  "csv_to_json",
+  "json_to_csv",
+  "notes_list",
+  "notes_read",
+  "read_file",
+  "list_files",
+  "grep_files",
+  "get_file_info",
+  "batch",
+  // Waiting is not a step in the built-ins' order: it must not hold the others back.
+  "wait_for_results",
+]);
 
 export function createBuiltinTools(context: ToolContext, queue: SerialQueue): ToolSet {
-  const tools: Record<string, Tool> = { ...createSpaceTools(context, queue), ...createKnowledgeTools(context) };
-  for (const [name, definition] of Object.entries(tools)) {
+  const names: ReadonlySet<string> = context.reflection ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name))) : selectedBuiltinNames(context.config);
+  const has = (...group: string[]) => group.some((name) => names.has(name));
+  const all: Record<string, Tool> = {
+    ...(has("enter_space", "leave_space", "send_message", "read_messages", "skip") && createSpaceTools(context, queue)),
+    ...(has("set_goals", "get_goals", "delete_goals", "set_memories", "get_memories", "delete_memories", "set_plans", "get_plans", "delete_plans") && createKnowledgeTools(context)),
+    ...(has("current_time", "date_add", "date_diff", "sleep") && createTimeTools(context)),
+    ...(has("http_request", "fetch_page") && createHttpTools(context)),
+    ...(has("json_query", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),
+    ...(has("notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete") && createNotesTools(context)),
+    ...(has("read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file") && createFileTools(context)),
+    ...(has("final_report", "task_status") && createReportTools(context)),
+    ...(has("batch") && createBatchTool(context)),
+    ...(has("generate_image") && createImageTools(context)),
+    ...(has("wait_for_results") && createWaitTools(context)),
+  };
+  const tools: Record<string, Tool> = {};
+  for (const [name, definition] of Object.entries(all)) {
+    if (!names.has(name)) continue;
     const execute = definition.execute;
-    if (!execute || selfOrderedTools.has(name)) continue;
-    tools[name] = { ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool;
+    tools[name] = !execute || unorderedTools.has(name) ? definition : ({ ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool);
   }
-  // Waiting is not a step in the built-ins' order: it must not hold the others back.
-  return { ...tools, ...createWaitTools(context) };
+  return tools;
 }

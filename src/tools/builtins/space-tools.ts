@@ -43,8 +43,11 @@ function compact(message: Message) {
     entityId: message.entityId,
     role: message.role,
     ...(message.text !== undefined && { text: message.text }),
-    ...(message.parts !== undefined && {
-      tools: message.parts.map((part) => ({ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) })),
+    ...(message.parts?.some((part) => part.type === "tool_call") && {
+      tools: message.parts.flatMap((part) => (part.type === "tool_call" ? [{ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) }] : [])),
+    }),
+    ...(message.parts?.some((part) => part.type === "image") && {
+      images: message.parts.flatMap((part) => (part.type === "image" ? [{ mediaType: part.mediaType, ...(part.alt !== undefined && { alt: part.alt }) }] : [])),
     }),
     createdAt: message.createdAt,
   };

@@ -26,6 +26,17 @@ export class CallIds {
     return id;
   }
 
+  /**
+   * Names a call the cycle makes itself (a call inside `batch`) with an id
+   * derived from its parent's, so doing the parent again finds the same ids.
+   */
+  derive(modelToolCallId: string, toolCallId: string): string {
+    const known = this.#byModelId.get(modelToolCallId);
+    if (known) return known;
+    this.#remember(modelToolCallId, toolCallId);
+    return toolCallId;
+  }
+
   modelIdOf(toolCallId: string): string | undefined {
     return this.#modelIds.get(toolCallId);
   }

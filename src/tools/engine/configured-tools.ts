@@ -20,10 +20,19 @@ export type CallTrack = { card?: ToolCard; lastPartial?: string };
 
 export type ResolvedTool = { config: ToolConfig; description: string; inputSchema: Record<string, unknown> };
 
+/** What an `image-generator` tool offers the model when its config gives no description or schema. */
+export const imageGeneratorDefaults = {
+  description: "Generate an image from a text prompt",
+  inputSchema: { type: "object", properties: { prompt: { type: "string", description: "What to draw" } }, required: ["prompt"] },
+};
+
 export function resolveTool(config: ToolConfig): ResolvedTool {
   if (config.executionType === "prebuilt") {
     const handler = prebuiltTools[config.execution.action];
     return { config, description: config.description ?? handler.description, inputSchema: config.inputSchema ?? handler.inputSchema };
+  }
+  if (config.executionType === "image-generator") {
+    return { config, description: config.description ?? imageGeneratorDefaults.description, inputSchema: config.inputSchema ?? imageGeneratorDefaults.inputSchema };
   }
   return { config, description: config.description ?? "", inputSchema: config.inputSchema ?? { type: "object", properties: {} } };
 }

@@ -17,6 +17,9 @@ import { hopHeader } from "./hop";
 import { runPendingCall } from "./run-pending-call";
 import { cardPart, settleCard, type ToolCard, toolFinished, toolStarted } from "./tool-events";
 import { failed, outcomeError, succeeded, type ToolOutcome } from "./tool-outcome";
+import type { MessagePart } from "../../protocol/message";
+import type { ToolConfig } from "../tool-config";
+import { generateImageFile, imagePartFor } from "../images/generate-image-file";
 
 export type ToolCallInput = { toolCallId: string; modelToolCallId: string; input: unknown; abortSignal?: AbortSignal };
 
@@ -67,6 +70,8 @@ export async function executeToolCall(context: ToolContext, resolved: ResolvedTo
     return runPendingCall(context, config, { ...identity, modelToolCallId: call.modelToolCallId, abortSignal: call.abortSignal }, card && messageId ? { ...card, messageId } : undefined);
   }
 
+  if (config.executionType === "image-generator") return runImageGenerator(context, config, { ...identity, abortSignal: call.abortSignal }, card && messageId ? { ...card, messageId } : undefined);
+
   const outcome = await runInline(context, resolved, call.toolCallId, args, call.abortSignal);
   if (card && messageId) {
     const error = outcomeError(outcome);
@@ -111,6 +116,43 @@ async function runInline(context: ToolContext, resolved: ResolvedTool, toolCallI
     console.error("tool failed", config.name, toolCallId, error);
     return failed(`Tool "${config.name}" failed unexpectedly; the gateway logged the cause`);
   }
+}
+
+/**
+ * An `image-generator` call: the image is drawn and kept in R2; the card (if
+ * the call shows in a space) completes with the image as an image part, its
+ * link signed for that space's members.
+ */
+async function runImageGenerator(
+  context: ToolContext,
+  config: Extract<ToolConfig, { executionType: "image-generator" }>,
+  call: { toolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
+  card: (ToolCard & { messageId: string }) | undefined,
+): Promise<ToolOutcome> {
+  const identity = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+  const prompt = typeof call.args === "object" && call.args !== null && "prompt" in call.args && typeof call.args.prompt === "string" ? call.args.prompt : undefined;
+  const size = typeof call.args === "object" && call.args !== null && "size" in call.args && typeof call.args.size === "string" && /^\d{2,5}x\d{2,5}$/.test(call.args.size) ? call.args.size : undefined;
+  let outcome: ToolOutcome;
+  let parts: MessagePart[] = [];
+  if (!prompt) outcome = failed(`Tool "${config.name}" needs a prompt (a string argument named prompt)`);
+  else {
+    const made = await generateImageFile(context, config.execution, { prompt, size, toolCallId: call.toolCallId, abortSignal: call.abortSignal });
+    if (!made.ok) outcome = failed(made.error);
+    else {
+      const part = card ? await imagePartFor(context, made.image, card.spaceId, call.toolCallId, card.minimal) : undefined;
+      parts = part ? [part] : [];
+      outcome = succeeded({ image: { mediaType: made.image.mediaType, size: made.image.size, ...(part && { url: part.url, expiresAt: part.expiresAt }) }, prompt });
+    }
+  }
+  if (card) {
+    const error = outcomeError(outcome);
+    try {
+      await settleCard(context.spaceEvents.ordered(card.spaceId), card, identity, error !== undefined ? { error } : { result: outcome.type === "ok" ? outcome.value : null }, parts);
+    } catch (cardError) {
+      console.error("could not settle the tool card", call.toolCallId, cardError);
+    }
+  }
+  return outcome;
 }
 
 /** A call that fails before it runs: the card that started streaming gets `tool.error`. */

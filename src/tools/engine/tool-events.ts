@@ -4,7 +4,7 @@
  * a `tool_call` part. For `display.mode: "minimal"` tools, public-key clients
  * get only the call's id, name and status.
  */
-import type { ToolCallPart } from "../../protocol/message";
+import type { MessagePart, ToolCallPart } from "../../protocol/message";
 import type { SpacePort } from "../../protocol/space-port";
 import type { SpaceChannel } from "../tool-context";
 
@@ -61,12 +61,13 @@ export function cardPart(card: ToolCard, call: { toolCallId: string; toolName: s
   };
 }
 
-/** Moves a card's part to its final status and announces the outcome. */
+/** Moves a card's part to its final status and announces the outcome; `addParts` join the card (an image the call made). */
 export async function settleCard(
   stub: SpacePort,
   card: ToolCard & { messageId: string },
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
+  addParts?: MessagePart[],
 ): Promise<void> {
   const status = "error" in outcome ? "error" : "complete";
   // Sent back to back on one stub: E-order keeps the update before the outcome.
@@ -75,6 +76,7 @@ export async function settleCard(
     call.toolCallId,
     "error" in outcome ? { status, result: { error: outcome.error } } : { status, result: outcome.result },
     status,
+    ...(addParts && addParts.length > 0 ? [addParts] : []),
   );
   await Promise.all([update, toolFinished(stub, card, call, outcome)]);
 }

@@ -1,0 +1,94 @@
+/**
+ * `batch` (seed 001): several tool calls in one, each with its own result,
+ * at most `limits.maxConcurrentTools` at a time. The calls run through the
+ * cycle's own tools (the SDK's checks redone here: the tool's schema, the
+ * depth limit), under ids derived from the batch call's id, so doing the
+ * batch again after a restart finds what its calls made (cards, replies,
+ * idempotency keys). Calls that end the cycle or wait for a person or a
+ * service cannot run inside a batch: they must be the model's own calls.
+ */
+import { z } from "@hono/zod-openapi";
+import { asSchema, tool, zodSchema } from "ai";
+import { checkJsonDepth } from "../../json";
+import type { ToolContext } from "../tool-context";
+import { cycleEndingTools } from "../builtin-tool-names";
+import { capResult } from "../engine/cap-result";
+import { failed, isToolOutcome, outcomeError, outcomeResult, succeeded, type ToolOutcome } from "../engine/tool-outcome";
+
+export const maxBatchCalls = 20;
+
+const schema = zodSchema(
+  z.object({
+    calls: z
+      .array(z.object({ tool: z.string().min(1).max(128).describe("A tool's name"), args: z.record(z.string(), z.unknown()).optional().describe("Its arguments") }))
+      .min(1)
+      .max(maxBatchCalls),
+  }),
+);
+
+type BatchResult = { tool: string; ok: true; result: unknown } | { tool: string; ok: false; error: string };
+
+export function createBatchTool(context: ToolContext) {
+  const notInBatch = (name: string): string | undefined => {
+    if (name === "batch") return "batch cannot contain batch";
+    if (cycleEndingTools.has(name)) return `${name} ends the cycle: call it yourself, not inside batch`;
+    const configured = context.config.tools.find((candidate) => candidate.name === name);
+    if (configured && (configured.executionType === "external" || configured.executionType === "space")) {
+      return `${name} waits for a person or a service: call it yourself, not inside batch`;
+    }
+    return undefined;
+  };
+
+  const runOne = async (name: string, args: unknown, modelToolCallId: string, toolCallId: string, abortSignal: AbortSignal | undefined): Promise<ToolOutcome> => {
+    const refused = notInBatch(name);
+    if (refused) return failed(refused);
+    const target = context.toolsOfCycle()[name];
+    if (!target?.execute) return failed(`You have no tool named "${name}"`);
+    const depth = checkJsonDepth(args);
+    if (!depth.ok) return failed(`Invalid arguments for tool "${name}": ${depth.message}`);
+    const validation = await asSchema(target.inputSchema).validate?.(args);
+    if (validation && !validation.success) return failed(`Invalid arguments for tool "${name}": ${validation.error.message}`);
+    const input = validation?.success ? validation.value : args;
+    context.callIds.derive(modelToolCallId, toolCallId);
+    context.markInputSettled(modelToolCallId);
+    try {
+      const value: unknown = await target.execute(input as never, { toolCallId: modelToolCallId, messages: [], abortSignal, context: {} } as never);
+      return isToolOutcome(value) ? value : succeeded(value);
+    } catch (error) {
+      console.error("a batched tool threw", name, toolCallId, error);
+      return failed(`Tool "${name}" failed unexpectedly; the gateway logged the cause`);
+    }
+  };
+
+  return {
+    batch: tool({
+      description: `Run several tool calls in one (at most ${maxBatchCalls}); each gets its own result, in order. They run side by side (a few at a time), so do not batch calls that depend on each other.`,
+      inputSchema: schema,
+      execute: async ({ calls }, { toolCallId: modelToolCallId, abortSignal }) => {
+        const batchId = context.callIds.idFor(modelToolCallId);
+        const results: BatchResult[] = new Array(calls.length);
+        let next = 0;
+        const worker = async () => {
+          for (let index = next++; index < calls.length; index = next++) {
+            const call = calls[index];
+            const innerId = `${batchId}_${index}`;
+            const outcome = await runOne(call.tool, call.args ?? {}, `${modelToolCallId}~${index}`, innerId, abortSignal);
+            const error = outcomeError(outcome);
+            results[index] = error === undefined ? { tool: call.tool, ok: true, result: outcomeResult(outcome) } : { tool: call.tool, ok: false, error };
+            context.publish(error === undefined ? "tool.completed" : "tool.failed", {
+              runId: context.runId,
+              toolCallId: innerId,
+              toolName: call.tool,
+              batchToolCallId: batchId,
+              args: call.args ?? {},
+              ...(error === undefined ? { result: outcomeResult(outcome) } : { error }),
+            });
+          }
+        };
+        const width = Math.min(context.config.limits.maxConcurrentTools, calls.length);
+        await Promise.all(Array.from({ length: width }, worker));
+        return succeeded(capResult({ results }, context.config.limits.toolResponseMaxBytes));
+      },
+    }),
+  };
+}
