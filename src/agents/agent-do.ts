@@ -22,8 +22,15 @@ import { maxHops } from "../tools/engine/hop";
 import { type PendingCall } from "../tools/engine/pending-calls";
 import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
 import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
+import { getPendingCall } from "../tools/engine/pending-calls";
+import { ResponseCache } from "../tools/engine/response-cache";
+import { ToolQueues } from "../tools/engine/tool-queues";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { WebhookSender } from "../tools/engine/webhook-sender";
+import { McpPool } from "../tools/mcp/mcp-pool";
+import { agentTaskEventId } from "../tools/subagents/agent-task";
+import { agentStub } from "./agent-stub";
+import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
@@ -45,6 +52,11 @@ const heartbeatEveryMs = 3_000;
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;
   #journal: CycleJournal;
+  #stats: ToolStatsStore;
+  /** MCP connections, queues and the response cache live as long as the object: they span cycles. */
+  readonly #mcp = new McpPool();
+  readonly #queues = new ToolQueues();
+  readonly #cache = new ResponseCache();
   readonly #log: MemoryEventLog;
   readonly #hub: ConnectionHub;
   readonly #waiters = new ToolWaiters();
@@ -63,6 +75,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage);
     this.#journal = new CycleJournal(ctx.storage.sql, this.#storage);
+    this.#stats = new ToolStatsStore(ctx.storage.sql);
     this.#log = new MemoryEventLog({
       read: () => this.#storage.read("stream_seq", z.number().int()) ?? 0,
       write: (upTo) => this.#storage.write("stream_seq", upTo),
@@ -101,6 +114,20 @@ export class AgentDO extends DurableObject<AppEnv> {
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
       sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
+      mcp: this.#mcp,
+      queues: this.#queues,
+      cache: this.#cache,
+      recordCall: (stat) => this.#stats.record(stat),
+      delegate: async (agentId, task) => {
+        try {
+          if (!(await getAgent(getDatabase(env.DB), agentId))) return { ok: false, error: `there is no agent "${agentId}"` };
+          await agentStub(env, agentId).deliver(task, agentTaskEventId(task.toolCallId));
+          return { ok: true };
+        } catch (error) {
+          console.error("could not hand a task on", agentId, task.toolCallId, error);
+          return { ok: false, error: "the agent could not be reached" };
+        }
+      },
     };
     void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }
@@ -111,8 +138,13 @@ export class AgentDO extends DurableObject<AppEnv> {
    * Puts an event in the inbox. It is durable when this returns; the alarm
    * starts a cycle. An event id the inbox already holds is ignored.
    */
-  async deliver(event: InboxEvent, eventId?: string): Promise<{ eventId: string }> {
+  async deliver(event: InboxEvent, eventId?: string): Promise<{ eventId: string; ignored?: true }> {
     const parsed = InboxEvent.parse(event);
+    if (parsed.type === "agent_task" && eventId !== undefined) {
+      // A task delivered again after its call was answered (or expired) is not worked on twice.
+      const call = await getPendingCall(getDatabase(this.env.DB), parsed.toolCallId);
+      if (!call || (call.status !== "waiting" && call.status !== "pending")) return { eventId, ignored: true };
+    }
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
     await this.#kick();
@@ -132,10 +164,17 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#spaces = undefined;
   }
 
-  /** The config was replaced: reload it, and restart a scripted model's turns. */
+  /** The config was replaced: reload it, restart a scripted model's turns, end MCP sessions and forget cached answers. */
   async configReplaced(): Promise<void> {
     this.#agent = undefined;
     this.#storage.delete("scripted_turn");
+    this.#cache.clear();
+    void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
+  }
+
+  /** Call statistics per tool (`GET /api/agents/:agentId/tool-stats`). */
+  async toolStats(): Promise<AgentToolStats[]> {
+    return this.#stats.read();
   }
 
   /**
@@ -149,6 +188,8 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#deleted = new AbortController();
     this.#webhooks.stopAll();
     this.#waiters.wakeAll();
+    this.#cache.clear();
+    void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
     this.#hub.closeAll("agent deleted");
     this.#agent = undefined;
     this.#knowledge = undefined;
@@ -157,6 +198,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     await this.ctx.storage.deleteAll();
     this.#storage = new AgentStorage(this.ctx.storage);
     this.#journal = new CycleJournal(this.ctx.storage.sql, this.#storage);
+    this.#stats = new ToolStatsStore(this.ctx.storage.sql);
   }
 
   // ── runtime entry points ───────────────────────────────────────────────
@@ -189,6 +231,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         owner: this.#owner,
         webhooks: this.#webhooks,
         plansChanged: (changed) => this.#plansChanged(changed, []),
+        publish: (type, data) => this.#publish(type, data),
       });
       await this.#runCycles();
     } finally {

@@ -1,7 +1,8 @@
 /**
  * What one attempt of a cycle works with: the tool context, every tool
- * (built-ins, the agent's own, MCP) wrapped for the journal, the stream
- * observers, the system prompt and the model.
+ * (from every provider: built-ins, the agent's own, OpenAPI sources,
+ * sub-agents, MCP servers) wrapped for the journal, the stream observers,
+ * the system prompt (with what providers ask to be said) and the model.
  */
 import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
@@ -12,12 +13,11 @@ import type { AppEnv } from "../env";
 import { createModel } from "../models/create-model";
 import type { Message } from "../protocol/message";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
+import { mediaToolResults } from "../models/media-tool-results";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
 import { CallIds } from "../tools/engine/call-ids";
-import { createConfiguredTools } from "../tools/engine/configured-tools";
-import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
-import { SerialQueue } from "../tools/serial-queue";
+import { assembleTools } from "../tools/providers/assemble-tools";
+import { providersOf } from "../tools/providers/providers-of";
 import type { AgentStorage } from "./agent-storage";
 import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
@@ -61,7 +61,6 @@ export type Attempt = {
   spaceIds: string[];
   system: string;
   model: LanguageModel;
-  mcp: McpTools;
 };
 
 export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: Database, spaceEvents: SpaceEventBuffer): Promise<Attempt> {
@@ -75,6 +74,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
 
   const settled = new DeferredMap();
   const callIds = new CallIds(journal.openCalls(run.runId));
+  const events = storage.claimed(run.runId);
+  // Working on another agent's task: as deep as the deepest task this cycle took.
+  const depth = Math.max(0, ...events.map((queued) => (queued.event.type === "agent_task" ? queued.event.depth : 0)));
   const context: ToolContext = {
     env,
     database,
@@ -82,6 +84,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     config: agent.config,
     runId: run.runId,
     hop: run.hop,
+    depth,
+    stepNumber: () => run.step,
+    mediaToolResults: mediaToolResults(agent.config.model),
     knowledge,
     spaces: new Map(spaces.map((space) => [space.id, space.name])),
     getActiveSpaceId: () => activeSpaceId,
@@ -96,6 +101,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     journal: {
       previous: (toolCallId) => journal.call(toolCallId),
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
+      outcome: (toolCallId) => journal.call(toolCallId)?.outcome,
       markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
     },
     // Membership as of the cycle's start; a space joined since is checked in D1.
@@ -114,19 +120,11 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     toolRuntime: host.toolRuntime,
   };
 
-  const configured = createConfiguredTools(context);
-  const mcp = await loadMcpTools(agent.config.mcp?.servers ?? [], {
-    env,
-    toolTimeoutMs: agent.config.limits.toolTimeout,
-    maxResultBytes: agent.config.limits.toolResponseMaxBytes,
-    report: host.publish,
-  });
-  // Built-ins win a name clash, then the agent's own tools, then MCP tools.
-  const tools = journalTools({ ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) }, journal, callIds, {
-    runId: run.runId,
-    step: () => run.step,
-  });
-  const events = storage.claimed(run.runId);
+  // Sessions of servers that left the config, or sat idle, end (without holding the cycle up).
+  void host.toolRuntime.mcp.sweep(new Set((agent.config.mcp?.servers ?? []).map((server) => server.name))).catch((error: unknown) => console.error("MCP sweep failed", error));
+  // Built-ins win a name clash, then the agent's own tools, then its providers and MCP servers in config order.
+  const assembled = await assembleTools(context, providersOf(agent.config));
+  const tools = journalTools(assembled.tools, journal, callIds, { runId: run.runId, step: () => run.step });
   const now = new Date();
   const system = buildSystemPrompt({
     system: agent.config.agent.system,
@@ -138,6 +136,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     events,
     now,
     maxEventChars: agent.config.limits.toolResponseMaxBytes,
+    providerInstructions: assembled.instructions,
   });
   const model = createModel(agent.config.model, env, {
     nextTurn: () => storage.read("scripted_turn", scriptedTurn) ?? 0,
@@ -146,12 +145,11 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   return {
     context,
     tools,
-    observers: [createSendMessageStreamer(context), ...configured.observers],
+    observers: [createSendMessageStreamer(context), ...assembled.observers],
     settled,
     spaceIds: spaces.map((space) => space.id),
     system,
     model,
-    mcp,
   };
 }
 

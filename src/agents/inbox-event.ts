@@ -4,6 +4,7 @@
  * a tool calling the gateway back is one more), so loops stop at a bound.
  */
 import { z } from "@hono/zod-openapi";
+import { AgentTaskEvent } from "../tools/subagents/agent-task";
 
 const hop = z.number().int().min(0).max(1_000).optional();
 
@@ -41,7 +42,10 @@ export const PlanDueEvent = z.object({
 
 export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown(), hop });
 
-export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent]);
+/** `agent_task`: another agent gave this one a task (a sub-agent call); its final answer goes back to that call. */
+export { AgentTaskEvent };
+
+export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent, AgentTaskEvent]);
 
 export type InboxEvent = z.infer<typeof InboxEvent>;
 

@@ -22,6 +22,8 @@ export type PromptInput = {
   now: Date;
   /** The agent's `limits.toolResponseMaxBytes`: the cap on each inbox payload the model sees. */
   maxEventChars?: number;
+  /** What tool providers ask to be said (MCP servers' `instructions`, a provider's `instructions`). */
+  providerInstructions?: { provider: string; kind: string; text: string }[];
 };
 
 function section(title: string, lines: string[]): string {
@@ -47,6 +49,8 @@ export function describeEvent(queued: QueuedEvent, maxChars = defaultMaxEventCha
       return `plan_due "${event.name}" (due ${event.dueAt}): ${event.instruction}`;
     case "external":
       return `external: ${clip(event.data, maxChars)}`;
+    case "agent_task":
+      return `agent_task from agent "${event.fromName}" (${event.fromEntityId}, callId ${event.toolCallId}): ${clip(event.task, maxChars)}. Work on it; your final answer (the text of your last step) goes back to "${event.fromName}" when this cycle ends.`;
   }
 }
 
@@ -78,6 +82,9 @@ export function buildSystemPrompt(input: PromptInput): string {
       "People only see what you send with send_message into your active space. Use skip when there is nothing to do.",
       "Tool results that say pending arrive later as tool_result events in your inbox.",
     ]),
+    ...(input.providerInstructions?.length
+      ? [section("Tool providers", input.providerInstructions.map((entry) => `### ${entry.provider} (${entry.kind})\n${entry.text}`))]
+      : []),
     section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
   ];
   return parts.join("\n\n");

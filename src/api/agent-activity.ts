@@ -17,6 +17,12 @@ import { requireSecret } from "./authorize";
 import { createRouter, newId, type ApiContext } from "./context";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
 import { checkStreamRequest, streamRequest } from "./streams";
+import { ToolStats } from "./tool-stats";
+import { runToolStats } from "../tools/engine/call-stats";
+import type { Run as RunRecord } from "../db/runs";
+
+/** A run with its tool calls summed up per tool (the numbers on the run record). */
+const withToolStats = (run: RunRecord) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
 
 const Run = z
   .object({
@@ -32,6 +38,7 @@ const Run = z
     d1Statements: z.number().nullable(),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    toolStats: z.array(ToolStats).openapi({ description: "The run's tool calls summed up per tool" }),
   })
   .openapi("Run");
 
@@ -69,14 +76,14 @@ export const agentActivityRoutes = createRouter()
       const { runId } = c.req.valid("param");
       const run = await getRun(getDatabase(c.env.DB), runId);
       if (!run) throw notFound("Run", runId);
-      return c.json(run, 200);
+      return c.json(withToolStats(run), 200);
     },
   )
   .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {
     const { agentId } = c.req.valid("param");
     await requireAgent(c, agentId);
     const { limit = 20 } = c.req.valid("query");
-    return c.json({ runs: await listRuns(getDatabase(c.env.DB), agentId, limit) }, 200);
+    return c.json({ runs: (await listRuns(getDatabase(c.env.DB), agentId, limit)).map(withToolStats) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/goals", "goals", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");

@@ -18,6 +18,7 @@ import { spaceRoutes } from "./spaces";
 import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
+import { toolStatsRoutes } from "./tool-stats";
 
 const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { publicKey: [], bearer: [] }];
 
@@ -41,6 +42,7 @@ export function createApp() {
   app.route("/", streamRoutes);
   app.route("/", toolResultRoutes);
   app.route("/", statsRoutes);
+  app.route("/", toolStatsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
   app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });

@@ -7,6 +7,7 @@ import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
 import { checkInputSchema } from "./json-schema/check-input-schema";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
+import { normalizeExecutionType } from "./execution-type-aliases";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
@@ -42,6 +43,26 @@ const PendingExecution = z
 
 const PrebuiltExecution = z.object({ action: z.string().min(1).max(64) }).strict();
 
+/** A sub-agent as a tool: the task goes to that agent's inbox; its final answer is the result. */
+const AgentExecution = z
+  .object({
+    agentId: z.string().min(1).max(100),
+    expiresIn: z.number().int().positive().max(30 * 24 * 3600 * 1000).optional(),
+  })
+  .strict();
+
+export const queueNamePattern = /^[a-zA-Z0-9_-]{1,32}$/;
+export const QueueName = z.string().regex(queueNamePattern, "Queue names match ^[a-zA-Z0-9_-]{1,32}$");
+
+/** `cache`: answers kept for `ttlMs` per tool and canonical arguments; tools with side effects only with `allowSideEffects`. */
+export const ToolCache = z
+  .object({
+    ttlMs: z.number().int().min(1).max(24 * 3600 * 1000),
+    allowSideEffects: z.boolean().optional(),
+  })
+  .strict()
+  .openapi("ToolCache");
+
 const common = {
   name: z.string().regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
   description: z.string().max(4096).optional(),
@@ -51,18 +72,22 @@ const common = {
   timeout: z.number().int().positive().max(maxToolTimeoutMs).optional(),
   displayTool: z.boolean().optional(),
   display: ToolDisplay.optional(),
+  /** A queue named in the agent's `queues`: its concurrency limit applies to this tool's calls. */
+  queue: QueueName.optional(),
+  cache: ToolCache.optional(),
 };
 
-export const ToolConfig = z
+const ToolConfigUnion = z
   .discriminatedUnion("executionType", [
     z.object({ ...common, executionType: z.literal("gateway"), execution: GatewayExecution }).strict(),
     z.object({ ...common, executionType: z.literal("external"), execution: PendingExecution.optional() }).strict(),
     z.object({ ...common, executionType: z.literal("space"), execution: PendingExecution.optional() }).strict(),
     z.object({ ...common, executionType: z.literal("internal"), execution: z.object({}).strict().optional() }).strict(),
     z.object({ ...common, executionType: z.literal("prebuilt"), execution: PrebuiltExecution }).strict(),
+    z.object({ ...common, executionType: z.literal("agent"), execution: AgentExecution }).strict(),
   ])
   .superRefine((tool, context) => {
-    if (tool.executionType !== "prebuilt") {
+    if (tool.executionType !== "prebuilt" && tool.executionType !== "agent") {
       if (tool.description === undefined) {
         context.addIssue({ code: "custom", path: ["description"], message: "Required (shown to the model)" });
       }
@@ -90,13 +115,46 @@ export const ToolConfig = z
         context.addIssue({ code: "custom", path: ["inputSchema", ...problem.path], message: problem.message });
       }
     }
-  })
-  .openapi("ToolConfig");
+    const cacheProblem = tool.cache ? cacheRefusal(tool) : undefined;
+    if (cacheProblem) context.addIssue({ code: "custom", path: ["cache"], message: cacheProblem });
+  });
 
-export type ToolConfig = z.infer<typeof ToolConfig>;
+/**
+ * ToolConfig, with the execution types of the earlier design (seeds 003, 004)
+ * accepted under their old names and stored under the new ones
+ * (`execution-type-aliases.ts`).
+ */
+export const ToolConfig = z.preprocess(normalizeExecutionType, ToolConfigUnion).openapi("ToolConfig");
+
+export type ToolConfig = z.infer<typeof ToolConfigUnion>;
 export type ExecutionType = ToolConfig["executionType"];
 
-/** `visible` defaults to true, except for `internal` and `prebuilt` tools. */
+/** `visible` defaults to true, except for `internal`, `prebuilt` and `agent` tools. */
 export function isToolVisible(tool: ToolConfig): boolean {
-  return tool.visible ?? !(tool.executionType === "internal" || tool.executionType === "prebuilt");
+  return tool.visible ?? defaultVisible(tool.executionType);
+}
+
+export function defaultVisible(executionType: ExecutionType): boolean {
+  return !(executionType === "internal" || executionType === "prebuilt" || executionType === "agent");
+}
+
+/** Prebuilt actions that only read (a cache never hides a write). */
+const readOnlyActions = new Set(["getGoals", "getMemories", "getPlans"]);
+
+/** Why `cache` cannot be set on this tool, if it cannot. */
+function cacheRefusal(tool: z.infer<typeof ToolConfigUnion>): string | undefined {
+  switch (tool.executionType) {
+    case "external":
+    case "space":
+    case "agent":
+      return `A ${tool.executionType} tool is answered later by someone else: its answers cannot be cached`;
+    case "gateway":
+      if (tool.execution.method === "GET" || tool.cache?.allowSideEffects) return undefined;
+      return `A ${tool.execution.method} request may have side effects: set cache.allowSideEffects to cache it anyway`;
+    case "prebuilt":
+      if (readOnlyActions.has(tool.execution.action) || tool.cache?.allowSideEffects) return undefined;
+      return `The action "${tool.execution.action}" changes state: set cache.allowSideEffects to cache it anyway`;
+    case "internal":
+      return undefined;
+  }
 }

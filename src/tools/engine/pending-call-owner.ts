@@ -99,7 +99,7 @@ export class PendingCallOwner {
       const recorded = this.host.recordedOutcome(toolCallId);
       if (recorded) return recorded;
       await transitionPendingCall(this.host.database(), toolCallId, ["waiting"], "pending");
-      const outcome = failed(`Tool "${toolName}" timed out after ${timeoutMs}ms`);
+      const outcome = failed(`Tool "${toolName}" timed out after ${timeoutMs}ms`, "timeout");
       this.host.deliverToCycle(toolCallId, outcome);
       return this.host.recordedOutcome(toolCallId) ?? outcome;
     });

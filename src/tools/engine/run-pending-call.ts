@@ -10,27 +10,39 @@
  * made again; a sync wait continues for the time it had left.
  */
 import type { ToolContext } from "../tool-context";
-import type { ToolConfig } from "../tool-config";
-import { capResult } from "./cap-result";
 import { createPendingCall } from "./pending-calls";
 import type { ToolCard } from "./tool-events";
-import { succeeded, type ToolOutcome } from "./tool-outcome";
+import type { ToolOutcome } from "./tool-outcome";
 
 /** Extra time before the alarm backstop flips a call whose live waiter vanished. */
 const backstopGraceMs = 1_000;
 
+/** How a pending call waits: the tool's `isAsync`, `timeout`, `execution.expiresIn` and webhook. */
+export type PendingSettings = {
+  executionType: string;
+  isAsync: boolean;
+  timeoutMs: number;
+  expiresIn?: number;
+  webhook?: string;
+  /**
+   * Hands the call to whoever answers it (a sub-agent's inbox), once: after
+   * the row exists, before the wait. An outcome returned here ends the call.
+   */
+  handOff?(): Promise<ToolOutcome | undefined>;
+};
+
 export async function runPendingCall(
   context: ToolContext,
-  config: Extract<ToolConfig, { executionType: "external" | "space" }>,
+  settings: PendingSettings,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
   card: (ToolCard & { messageId: string }) | undefined,
 ): Promise<ToolOutcome> {
   const previous = context.journal.previous(call.toolCallId);
   const startedAt = previous?.startedAt ?? Date.now();
-  const status = config.isAsync ? "pending" : "waiting";
-  const expiresIn = config.execution?.expiresIn;
+  const status = settings.isAsync ? "pending" : "waiting";
+  const expiresIn = settings.expiresIn;
   const expiresAt = expiresIn ? new Date(startedAt + expiresIn).toISOString() : undefined;
-  const timeoutMs = config.timeout ?? context.config.limits.toolTimeout;
+  const timeoutMs = settings.timeoutMs;
   const runtime = context.toolRuntime;
 
   await createPendingCall(context.database, {
@@ -40,7 +52,7 @@ export async function runPendingCall(
     agentId: context.agent.agentId,
     agentEntityId: context.agent.entityId,
     toolName: call.toolName,
-    executionType: config.executionType,
+    executionType: settings.executionType,
     args: call.args,
     status,
     spaceId: card?.spaceId,
@@ -59,7 +71,7 @@ export async function runPendingCall(
       toolCallId: call.toolCallId,
       modelToolCallId: call.modelToolCallId,
       toolName: call.toolName,
-      executionType: config.executionType,
+      executionType: settings.executionType,
       args: call.args,
       status,
       ...(expiresAt && { expiresAt }),
@@ -67,18 +79,20 @@ export async function runPendingCall(
       resultUrl: `/api/runs/${context.runId}/tool-results`,
     };
     context.publish("tool.pending", announcement);
-    const webhook = config.execution?.webhook;
+    const webhook = settings.webhook;
     // The webhook's first attempt arms its retry deadline in this same turn: announced once, delivered at least once.
     if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }));
+    const handedOff = await settings.handOff?.();
+    if (handedOff) return handedOff;
     context.journal.markAnnounced(call.toolCallId);
   }
 
   if (status === "pending") return { type: "pending", callId: call.toolCallId };
 
   const remaining = Math.max(0, startedAt + timeoutMs - Date.now());
-  await runtime.waiters.wait(call.toolCallId, remaining, call.abortSignal);
+  // A result may have come while the call was being handed off: then there is nothing to wait for.
+  if (!context.journal.outcome(call.toolCallId)) await runtime.waiters.wait(call.toolCallId, remaining, call.abortSignal);
   runtime.deleteDeadline(`timeout:${call.toolCallId}`);
   // The owner recorded the outcome if one came; otherwise it is a timeout (or a result that won the race just now).
-  const outcome = await runtime.owner.timeOut(call.toolCallId, call.toolName, timeoutMs);
-  return outcome.type === "ok" ? succeeded(capResult(outcome.value, context.config.limits.toolResponseMaxBytes)) : outcome;
+  return runtime.owner.timeOut(call.toolCallId, call.toolName, timeoutMs);
 }
