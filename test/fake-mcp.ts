@@ -12,7 +12,8 @@
  *   `POST http://mcp.test/admin/<id>/forget` makes it forget its sessions
  *   (the next request with an old session id gets 404).
  * - `http://mcp.test/paged`: 7 tools listed 3 a page (`nextCursor`).
- * - `http://mcp.test/hang`: accepts and never answers (HTTP and SSE).
+ * - `http://mcp.test/hang/<id>`: accepts and never answers (HTTP and SSE);
+ *   `GET http://mcp.test/hang/<id>/methods` lists the methods it got.
  * - `http://mcp.test/down/<id>`: answers 500 to everything, counting requests.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -25,6 +26,7 @@ type Seen = { initializes: number; lists: number; calls: Record<string, number>;
 const seen = new Map<string, Seen>();
 const sessions = new Map<string, { id: string; transport: WebStandardStreamableHTTPServerTransport }>();
 const downRequests = new Map<string, number>();
+const hangMethods = new Map<string, string[]>();
 
 /** A 1×1 red PNG. */
 export const redDotPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -134,7 +136,11 @@ export async function fakeMcp(request: Request, url: URL): Promise<Response | un
     return json(seenBy(id));
   }
   if (kind === "paged") return paged(request);
-  if (kind === "hang") return new Promise<Response>(() => undefined);
+  if (kind === "hang") {
+    if (id && action === "methods") return json(hangMethods.get(id) ?? []);
+    if (id) hangMethods.set(id, [...(hangMethods.get(id) ?? []), request.method]);
+    return new Promise<Response>(() => undefined);
+  }
   if (kind === "down" && id) {
     downRequests.set(id, (downRequests.get(id) ?? 0) + 1);
     if (request.method === "GET" && action === "count") return json({ requests: downRequests.get(id) ?? 0 });

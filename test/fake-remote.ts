@@ -20,7 +20,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { fakeMcp } from "./fake-mcp";
+import { fakeMcp } from "./fake-mcp.ts";
 
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
 

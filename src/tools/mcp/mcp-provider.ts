@@ -61,6 +61,7 @@ export function mcpProvider(server: McpServerConfig): ToolProvider {
         server: server.name,
         tools: tools.map((tool) => (tool.kind === "engine" ? tool.resolved.name : tool.name)),
         reused: listing.reused,
+        ...(listing.instructions && { instructions: listing.instructions.slice(0, 8_000) }),
       });
       return { tools, instructions: server.instructions === false ? undefined : listing.instructions };
     },
