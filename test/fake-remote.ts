@@ -96,6 +96,7 @@ async function api(request: Request, url: URL): Promise<Response> {
       path: url.pathname,
       rawPath: request.url.slice(url.origin.length).split("?")[0],
       query: Object.fromEntries(url.searchParams),
+      search: url.search,
       headers: Object.fromEntries(request.headers),
       body: request.method === "GET" ? null : await request.text(),
     });
