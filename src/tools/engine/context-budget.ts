@@ -7,12 +7,14 @@
  * order they finish.
  */
 import type { ToolContext } from "../tool-context";
-import { headOf, modelBytes, storeWhole } from "./limit-output";
+import { fitPreview, modelBytes, storeWhole } from "./limit-output";
 import type { ToolOutcome } from "./tool-outcome";
 
 const bytesPerToken = 4;
 /** What an output that went over the budget still shows of itself. */
 const overBudgetPreviewBytes = 1_000;
+/** Room for the envelope (handle, size, note) around that head. */
+const envelopeFloorBytes = 600;
 
 export class ContextBudget {
   readonly #used = new Map<number, number>();
@@ -42,15 +44,17 @@ export class ContextBudget {
       this.charge(step, bytes);
       return outcome;
     }
-    const previewBytes = Math.max(0, Math.min(overBudgetPreviewBytes, this.remaining(step) - 600));
+    // What is left of the budget, at most a short head; never below what the envelope itself needs.
+    const maxBytes = Math.max(envelopeFloorBytes, Math.min(overBudgetPreviewBytes + envelopeFloorBytes, this.remaining(step)));
     if (outcome.meta?.outputHandle) {
       // Already stored whole (this envelope is the gateway's own): only its preview shrinks.
       const envelope = outcome.value as Record<string, unknown>;
-      const shrunk: ToolOutcome = { ...outcome, value: { ...envelope, preview: headOf(String(envelope.preview ?? ""), previewBytes), note: `${String(envelope.note ?? "")} (Shortened: this step's tool outputs reached the context budget.)` } };
+      const value = fitPreview(String(envelope.preview ?? ""), maxBytes, (preview) => ({ ...envelope, preview, note: `${String(envelope.note ?? "")} (Shortened: this step's tool outputs reached the context budget.)` }));
+      const shrunk: ToolOutcome = { ...outcome, value };
       this.charge(step, modelBytes(shrunk));
       return shrunk;
     }
-    const limited = await storeWhole(context, call, outcome, previewBytes, `This step's tool outputs reached the context budget (${this.budgetBytes} bytes)`);
+    const limited = await storeWhole(context, call, outcome, maxBytes, `This step's tool outputs reached the context budget (${this.budgetBytes} bytes)`);
     this.charge(step, modelBytes(limited));
     return limited;
   }

@@ -11,8 +11,6 @@ import type { ToolContext } from "../tool-context";
 import { handleForCall, outputText, storeOutput } from "./output-store";
 import { type ToolOutcome, withMeta } from "./tool-outcome";
 
-/** Room the envelope around the preview takes. */
-const envelopeBytes = 500;
 
 export const defaultOutputRetentionMs = 7 * 24 * 3600 * 1000;
 
@@ -36,36 +34,44 @@ export async function limitOutput(context: ToolContext, call: { toolCallId: stri
   if (outcome.meta?.outputHandle) return outcome;
   const size = modelBytes(outcome);
   if (size <= maxBytes) return withMeta(outcome, { bytesOut: outcome.meta?.bytesOut ?? size });
-  return storeWhole(context, call, outcome, Math.max(0, maxBytes - envelopeBytes), `The result was ${size} bytes, over the ${maxBytes}-byte limit`);
+  return storeWhole(context, call, outcome, maxBytes, `The result was ${size} bytes, over the ${maxBytes}-byte limit`);
 }
 
-/** Stores an ok outcome's value whole and answers with its head and handle. */
-export async function storeWhole(context: ToolContext, call: { toolCallId: string; toolName: string }, outcome: Extract<ToolOutcome, { type: "ok" }>, previewBytes: number, reason: string): Promise<ToolOutcome> {
+/**
+ * Stores an ok outcome's value whole and answers with its head and handle,
+ * the whole answer (as the model sees it, JSON) at most `maxBytes`.
+ */
+export async function storeWhole(context: ToolContext, call: { toolCallId: string; toolName: string }, outcome: Extract<ToolOutcome, { type: "ok" }>, maxBytes: number, reason: string): Promise<ToolOutcome> {
   const text = outputText(outcome.value);
   const bytesOut = outcome.meta?.bytesOut ?? byteLength(JSON.stringify(outcome.value ?? null));
-  const preview = headOf(text, previewBytes);
   const retentionMs = context.config.limits.outputRetention ?? defaultOutputRetentionMs;
   try {
     const stored = await storeOutput(context.env.FILES, context.agent.agentId, call.toolCallId, text, { toolName: call.toolName, retentionMs });
-    return {
-      type: "ok",
-      value: {
-        truncated: true,
-        bytes: stored.bytes,
-        lines: stored.lines,
-        handle: stored.handle,
-        expiresAt: stored.expiresAt,
-        note: `${reason}; it is stored whole: read more with read_output {"handle": "${stored.handle}", "offset": ${byteLength(preview)}} or search it with {"handle": "${stored.handle}", "grep": "…"}. This is its beginning.`,
-        preview,
-      },
-      meta: { ...outcome.meta, bytesOut, outputHandle: handleForCall(call.toolCallId) },
-    };
+    const envelope = (preview: string) => ({
+      truncated: true,
+      bytes: stored.bytes,
+      lines: stored.lines,
+      handle: stored.handle,
+      expiresAt: stored.expiresAt,
+      note: `${reason}; it is stored whole: read more with read_output {"handle": "${stored.handle}", "offset": ${byteLength(preview)}} or search it with {"handle": "${stored.handle}", "grep": "…"}. This is its beginning.`,
+      preview,
+    });
+    return { type: "ok", value: fitPreview(text, maxBytes, envelope), meta: { ...outcome.meta, bytesOut, outputHandle: handleForCall(call.toolCallId) } };
   } catch (error) {
     console.error("could not store a whole tool output", call.toolCallId, error);
-    return {
-      type: "ok",
-      value: { truncated: true, bytes: byteLength(text), note: `${reason}; it could not be stored, so only its beginning is here.`, preview },
-      meta: { ...outcome.meta, bytesOut },
-    };
+    const envelope = (preview: string) => ({ truncated: true, bytes: byteLength(text), note: `${reason}; it could not be stored, so only its beginning is here.`, preview });
+    return { type: "ok", value: fitPreview(text, maxBytes, envelope), meta: { ...outcome.meta, bytesOut } };
   }
+}
+
+/** The envelope with the longest head of `text` whose JSON fits in `maxBytes` (escaping makes text longer as JSON). */
+export function fitPreview<T>(text: string, maxBytes: number, envelope: (preview: string) => T): T {
+  let previewBytes = Math.max(0, maxBytes - byteLength(JSON.stringify(envelope(""))));
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const candidate = envelope(headOf(text, previewBytes));
+    const over = byteLength(JSON.stringify(candidate)) - maxBytes;
+    if (over <= 0 || previewBytes === 0) return candidate;
+    previewBytes = Math.max(0, previewBytes - over - 8);
+  }
+  return envelope("");
 }
