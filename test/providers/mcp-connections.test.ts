@@ -80,6 +80,14 @@ describe("MCP connections kept across cycles", () => {
     world.close();
   });
 
+  it("toolsAllowed and toolsDenied pick a server's tools", async () => {
+    const world = await providerWorld({ mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged", toolsAllowed: ["tool1", "tool2", "tool3"], toolsDenied: ["tool2"] }] } }, () => [{ toolCalls: [skip] }]);
+    await world.wake();
+    await waitForRuns(world.agent.id, 1);
+    expect((await world.agentStream.waitForType("mcp.server.connected")).data.tools).toEqual(["paged__tool1", "paged__tool3"]);
+    world.close();
+  });
+
   it("every page of tools/list is read (nextCursor)", async () => {
     const world = await providerWorld({ mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged" }] } }, () => [{ toolCalls: [call("paged__tool7"), call("paged__tool1"), skip] }]);
     await world.wake();
