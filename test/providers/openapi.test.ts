@@ -42,7 +42,7 @@ describe("REST tools from an OpenAPI document", () => {
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
-    const errors = run.toolCalls.filter((entry) => entry.toolName !== "skip").map((entry) => [entry.toolName, entry.error, (entry as { failureKind?: string }).failureKind]);
+    const errors = run.toolCalls.filter((entry) => entry.toolName !== "skip").map((entry) => [entry.toolName, entry.error, entry.failureKind]);
     expect(errors).toEqual([
       ["pets__createPet", expect.stringContaining("/body/name: is required"), "validation"],
       ["pets__listPets", expect.stringContaining("/limit:"), "validation"],

@@ -21,8 +21,8 @@ describe("queues", () => {
     const queued = world.agentStream.ofType("tool.queued");
     expect(queued).toHaveLength(1);
     expect(queued[0].data).toMatchObject({ queue: "api", ahead: 1 });
-    const waited = run.toolCalls.find((entry) => entry.toolCallId === queued[0].data.toolCallId) as { queuedMs?: number };
-    expect(waited.queuedMs).toBeGreaterThan(0);
+    const waited = run.toolCalls.find((entry) => entry.toolCallId === queued[0].data.toolCallId);
+    expect(waited?.queuedMs).toBeGreaterThan(0);
     world.close();
   });
 
@@ -67,8 +67,8 @@ describe("the response cache", () => {
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
-    const calls = run.toolCalls.filter((entry) => entry.toolName === "lookup") as { result: { n: number }; cacheHit: boolean }[];
-    expect(calls.map((entry) => [entry.result.n, entry.cacheHit])).toEqual([
+    const calls = run.toolCalls.filter((entry) => entry.toolName === "lookup");
+    expect(calls.map((entry) => [(entry.result as { n: number }).n, entry.cacheHit])).toEqual([
       [1, false],
       [1, true],
       [2, false],
@@ -101,13 +101,13 @@ describe("call statistics", () => {
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
-    const byName = Object.fromEntries((run as unknown as { toolStats: { toolName: string }[] }).toolStats.map((entry) => [entry.toolName, entry]));
+    const byName = Object.fromEntries((run.toolStats ?? []).map((entry) => [entry.toolName, entry]));
     expect(byName.fetch).toMatchObject({ provider: "tools", calls: 3, failed: 1, failures: { validation: 1 }, cacheHits: 1, bytesIn: expect.any(Number), bytesOut: expect.any(Number) });
     expect(byName.broken).toMatchObject({ calls: 1, failed: 1, failures: { upstream: 1 } });
     expect(byName.stuck).toMatchObject({ calls: 1, failed: 1, failures: { timeout: 1 } });
     expect(byName.shown).toMatchObject({ calls: 1, failed: 1, failures: { permission: 1 } });
     expect(byName.skip).toMatchObject({ provider: "builtin", calls: 1, failed: 0 });
-    expect((byName.stuck as { latencyMs: { median: number } }).latencyMs.median).toBeGreaterThanOrEqual(100);
+    expect(byName.stuck.latencyMs.median).toBeGreaterThanOrEqual(100);
 
     const { status, body } = await secret<{ tools: { toolName: string; calls: number; latencyMs: { median: number; p95: number }; failures: Record<string, number>; lastCallAt: string }[] }>(`/api/agents/${world.agent.id}/tool-stats`);
     expect(status).toBe(200);
