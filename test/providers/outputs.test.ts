@@ -37,9 +37,10 @@ describe("whole outputs behind a handle", () => {
     const [, second] = await waitForRuns(world.agent.id, 2);
     const [range, grep, missing] = second.toolCalls;
     expect(range.result).toEqual({ handle: result.handle, bytes: result.bytes, offset: 100, text: text.slice(100, 150), nextOffset: 150, expiresAt: result.expiresAt });
-    const matches = (grep.result as { matches: { line: number; text: string }[]; totalMatches: number }).matches;
+    const matches = (grep.result as { matches: { line: number; offset: number; text: string }[]; totalMatches: number }).matches;
     expect((grep.result as { totalMatches: number }).totalMatches).toBe(Math.ceil(3_000 / 97));
-    expect(matches[0]).toEqual({ line: text.split("\n").findIndex((line) => line.includes("needle")) + 1, text: '      "word": "needle"' });
+    const lineIndex = text.split("\n").findIndex((line) => line.includes("needle"));
+    expect(matches[0]).toEqual({ line: lineIndex + 1, offset: text.indexOf('      "word": "needle"'), text: '      "word": "needle"' });
     expect(missing).toMatchObject({ status: "failed", error: 'No stored output "out_nothere"' });
     world.close();
   });

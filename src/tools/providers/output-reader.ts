@@ -2,7 +2,8 @@
  * `read_output`: the built-in reader of whole outputs stored behind a
  * handle (`output-store.ts`). It reads a byte range (`offset`, `limit`) or
  * greps the output line by line (`grep`: text, or a regular expression with
- * `regex: true`). An agent reads only its own outputs; an expired handle is
+ * `regex: true`; each match gives its line number and the byte offset where
+ * the line starts, to read around it). An agent reads only its own outputs; an expired handle is
  * an error that says when it expired.
  */
 import { dynamicTool, jsonSchema, type Tool } from "ai";
@@ -56,16 +57,21 @@ export async function readStoredOutput(context: ToolContext, input: unknown): Pr
   }
   const read = await readOutput(context.env.FILES, context.agent.agentId, args.handle);
   if (!read.ok) return failed(read.message, read.problem === "expired" ? "timeout" : "validation");
-  const matches: { line: number; text: string }[] = [];
+  // Each match says where its line starts, so the model can read around it by offset.
+  const matches: { line: number; offset: number; text: string }[] = [];
   let total = 0;
   let budget = maxBytes - 300;
+  let offset = 0;
+  const encoder = new TextEncoder();
   read.output.text.split("\n").forEach((line, index) => {
+    const lineStart = offset;
+    offset += encoder.encode(line).byteLength + 1;
     if (!pattern.test(line)) return;
     total += 1;
     const text = line.length > maxMatchChars ? `${line.slice(0, maxMatchChars)}…` : line;
-    if (matches.length >= maxMatches || budget - text.length - 20 < 0) return;
-    budget -= text.length + 20;
-    matches.push({ line: index + 1, text });
+    if (matches.length >= maxMatches || budget - text.length - 40 < 0) return;
+    budget -= text.length + 40;
+    matches.push({ line: index + 1, offset: lineStart, text });
   });
   return succeeded({ handle: args.handle, bytes: read.output.bytes, lines: read.output.lines, matches, totalMatches: total, truncated: total > matches.length });
 }
