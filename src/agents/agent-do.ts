@@ -6,7 +6,9 @@
  * cycle runs, kept a few seconds ahead as a heartbeat: if the object dies,
  * the alarm wakes a fresh instance within seconds, which continues the cycle
  * from its journal. Every pending-call transition goes through the
- * PendingCallOwner here. Also serves the agent's own event stream.
+ * PendingCallOwner here. It also holds what the tools keep across cycles
+ * (MCP connections, named queues, the response cache, call statistics) and
+ * hands sub-agent tasks on. Also serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -22,14 +24,12 @@ import { maxHops } from "../tools/engine/hop";
 import { type PendingCall } from "../tools/engine/pending-calls";
 import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
 import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
-import { getPendingCall } from "../tools/engine/pending-calls";
 import { ResponseCache } from "../tools/engine/response-cache";
 import { ToolQueues } from "../tools/engine/tool-queues";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { WebhookSender } from "../tools/engine/webhook-sender";
 import { McpPool } from "../tools/mcp/mcp-pool";
-import { agentTaskEventId } from "../tools/subagents/agent-task";
-import { agentStub } from "./agent-stub";
+import { delegateTask, taskStillOpen } from "./delegate-task";
 import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import type { ToolRuntime } from "../tools/tool-context";
@@ -118,16 +118,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       queues: this.#queues,
       cache: this.#cache,
       recordCall: (stat) => this.#stats.record(stat),
-      delegate: async (agentId, task) => {
-        try {
-          if (!(await getAgent(getDatabase(env.DB), agentId))) return { ok: false, error: `there is no agent "${agentId}"` };
-          await agentStub(env, agentId).deliver(task, agentTaskEventId(task.toolCallId));
-          return { ok: true };
-        } catch (error) {
-          console.error("could not hand a task on", agentId, task.toolCallId, error);
-          return { ok: false, error: "the agent could not be reached" };
-        }
-      },
+      delegate: (agentId, task) => delegateTask(env, agentId, task),
     };
     void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }
@@ -140,11 +131,8 @@ export class AgentDO extends DurableObject<AppEnv> {
    */
   async deliver(event: InboxEvent, eventId?: string): Promise<{ eventId: string; ignored?: true }> {
     const parsed = InboxEvent.parse(event);
-    if (parsed.type === "agent_task" && eventId !== undefined) {
-      // A task delivered again after its call was answered (or expired) is not worked on twice.
-      const call = await getPendingCall(getDatabase(this.env.DB), parsed.toolCallId);
-      if (!call || (call.status !== "waiting" && call.status !== "pending")) return { eventId, ignored: true };
-    }
+    // A task delivered again after its call was answered (or expired) is not worked on twice.
+    if (parsed.type === "agent_task" && eventId !== undefined && !(await taskStillOpen(this.env, parsed))) return { eventId, ignored: true };
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
     await this.#kick();
