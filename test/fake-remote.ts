@@ -27,10 +27,48 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { fakeMcp } from "./fake-mcp.ts";
 
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
 
 const recorded = new Map<string, Recorded[]>();
+const spans = new Map<string, { start: number; end: number }[]>();
+const counts = new Map<string, number>();
+
+/** An OpenAPI 3.0 document whose operations land on the echo route. */
+export const petstoreDocument = {
+  openapi: "3.0.3",
+  info: { title: "Pets", version: "1" },
+  servers: [{ url: "http://api.test/echo/v1" }],
+  paths: {
+    "/pets/{petId}": {
+      parameters: [{ name: "petId", in: "path", required: true, schema: { type: "string" } }],
+      get: {
+        operationId: "getPet",
+        summary: "One pet",
+        parameters: [
+          { name: "verbose", in: "query", schema: { type: "boolean" } },
+          { name: "X-Trace", in: "header", schema: { type: "string" } },
+        ],
+      },
+      delete: { operationId: "deletePet", summary: "Delete a pet" },
+    },
+    "/pets": {
+      get: { operationId: "listPets", parameters: [{ name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } }, { name: "limit", in: "query", schema: { type: "integer", maximum: 100, exclusiveMaximum: true } }] },
+      post: {
+        operationId: "createPet",
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
+      },
+    },
+    "/upload": { post: { operationId: "upload", requestBody: { required: true, content: { "application/octet-stream": { schema: { type: "string" } } } } } },
+  },
+  components: {
+    schemas: {
+      NewPet: { type: "object", required: ["name"], properties: { name: { type: "string" }, tag: { type: "string", nullable: true }, owner: { $ref: "#/components/schemas/Owner" } } },
+      Owner: { type: "object", properties: { name: { type: "string" } } },
+    },
+  },
+};
 const failures = new Map<string, number>();
 
 function json(value: unknown, status = 200): Response {
@@ -65,6 +103,7 @@ async function api(request: Request, url: URL): Promise<Response> {
       path: url.pathname,
       rawPath: request.url.slice(url.origin.length).split("?")[0],
       query: Object.fromEntries(url.searchParams),
+      search: url.search,
       headers: Object.fromEntries(request.headers),
       body: request.method === "GET" ? null : await request.text(),
     });
@@ -79,6 +118,25 @@ async function api(request: Request, url: URL): Promise<Response> {
     return json({ ok: true, attempt: seen.length });
   }
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
+  if (url.pathname === "/openapi.json") return json(petstoreDocument);
+  if (url.pathname.startsWith("/bigjson/")) {
+    const count = Number(url.pathname.split("/")[2]);
+    return json({ items: Array.from({ length: count }, (_, index) => ({ index, word: index % 97 === 0 ? "needle" : `hay-${index}` })) });
+  }
+  if (url.pathname.startsWith("/slow/")) {
+    // /slow/<id>/<ms>: answers after ms; each request's start and end are kept under <id>.
+    const [, , id, ms] = url.pathname.split("/");
+    const start = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Number(ms)));
+    spans.set(id, [...(spans.get(id) ?? []), { start, end: Date.now() }]);
+    return json({ waited: Number(ms) });
+  }
+  if (url.pathname.startsWith("/spans/")) return json(spans.get(url.pathname.split("/")[2]) ?? []);
+  if (url.pathname.startsWith("/count/")) {
+    const id = url.pathname.split("/")[2];
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+    return json({ n: counts.get(id), query: Object.fromEntries(url.searchParams) });
+  }
   if (url.pathname === "/big") {
     let sent = 0;
     const chunk = new Uint8Array(64 * 1024).fill(97);
@@ -181,7 +239,11 @@ export async function fakeRemote(request: Request): Promise<Response> {
   if (url.hostname === "pages.test") return pages(request, url);
   if (url.hostname === "openai.test") return openai(request, url);
   if (url.hostname === "recorded.test") return json(recorded.get(url.pathname.slice(1)) ?? []);
-  if (url.hostname === "mcp.test") return url.pathname === "/odd" ? oddMcp(request) : mcp(request);
+  if (url.hostname === "mcp.test") {
+    if (url.pathname === "/odd") return oddMcp(request);
+    if (url.pathname === "/mcp" || url.pathname === "/sse") return mcp(request);
+    return (await fakeMcp(request, url)) ?? json({ error: "no such fake MCP route" }, 404);
+  }
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
   return json({ error: `tests may not reach ${url.hostname}` }, 502);

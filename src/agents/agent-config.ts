@@ -8,9 +8,11 @@ import { ModelConfig } from "../models/model-config";
 import { isBuiltinToolName } from "../tools/builtin-tool-names";
 import { builtinConfigFields, builtinConfigProblems } from "../tools/builtins/builtin-config";
 import { McpServerConfig } from "../tools/mcp/mcp-server-config";
-import { checkApprovalConfig, ToolConfig } from "../tools/tool-config";
+import { checkApprovalConfig, QueueName, ToolConfig } from "../tools/tool-config";
 import { ApprovalConfig } from "../tools/wait-policy-config";
 import { ReflectionConfig } from "./reflection-config";
+import { checkProviderNames } from "../tools/providers/check-provider-names";
+import { ProviderConfig } from "../tools/providers/provider-config";
 
 export const AgentConfig = z
   .object({
@@ -49,6 +51,15 @@ export const AgentConfig = z
       .object({ servers: z.array(McpServerConfig).max(16).default([]) })
       .strict()
       .optional(),
+    /** Tool sources besides `tools` and `mcp` (OpenAPI documents, sub-agents); their tools are `{name}__{tool}`. */
+    providers: z.array(ProviderConfig).max(16).optional(),
+    /** Named queues tools and providers refer to with `queue`: at most `concurrency` calls at a time, across cycles. */
+    queues: z
+      .record(
+        QueueName,
+        z.object({ concurrency: z.number().int().min(1).max(32), minIntervalMs: z.number().int().min(0).max(60_000).optional() }).strict(),
+      )
+      .optional(),
     limits: z
       .object({
         toolTimeout: z.number().int().positive().max(15 * 60 * 1000).default(30_000),
@@ -60,9 +71,28 @@ export const AgentConfig = z
         cycleTimeout: z.number().int().min(1_000).max(14 * 60 * 1000).default(10 * 60 * 1000),
         /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
         maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
+        /** The largest whole output a tool may produce: read, and stored behind a handle when over toolResponseMaxBytes. */
+        toolOutputMaxBytes: z.number().int().positive().max(50_000_000).default(5_000_000),
+        /** How long a stored whole output stays readable with read_output (ms). */
+        outputRetention: z.number().int().min(60_000).max(30 * 24 * 3600 * 1000).default(7 * 24 * 3600 * 1000),
+        /** The model's context window, in tokens (for the context-budget guard). */
+        contextWindowTokens: z.number().int().min(1_000).max(10_000_000).default(128_000),
+        /** The share of the context window one step's tool outputs may take together; past it, outputs go behind handles. */
+        toolOutputContextShare: z.number().min(0.01).max(1).default(0.5),
       })
       .strict()
-      .default({ toolTimeout: 30_000, maxConcurrentTools: 3, toolResponseMaxBytes: 100_000, consciousnessTokens: 24_000, cycleTimeout: 600_000, maxCyclesPerMinute: 60 }),
+      .default({
+        toolTimeout: 30_000,
+        maxConcurrentTools: 3,
+        toolResponseMaxBytes: 100_000,
+        consciousnessTokens: 24_000,
+        cycleTimeout: 600_000,
+        maxCyclesPerMinute: 60,
+        toolOutputMaxBytes: 5_000_000,
+        outputRetention: 7 * 24 * 3600 * 1000,
+        contextWindowTokens: 128_000,
+        toolOutputContextShare: 0.5,
+      }),
     // The built-in catalogue (issue 11): groups, denied tools, file folders, the image model.
     ...builtinConfigFields,
     reflection: ReflectionConfig.optional(),
@@ -90,6 +120,8 @@ export const AgentConfig = z
       }
       servers.add(server.name);
     });
+    // Provider names, queues, and tool names that collide (issue 10).
+    for (const problem of checkProviderNames(config)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
   })
   .openapi("AgentConfig");
 

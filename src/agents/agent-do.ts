@@ -6,7 +6,9 @@
  * cycle runs, kept a few seconds ahead as a heartbeat: if the object dies,
  * the alarm wakes a fresh instance within seconds, which continues the cycle
  * from its journal. Every pending-call transition goes through the
- * PendingCallOwner here. Also serves the agent's own event stream.
+ * PendingCallOwner here. It also holds what the tools keep across cycles
+ * (MCP connections, named queues, the response cache, call statistics) and
+ * hands sub-agent tasks on. Also serves the agent's own event stream.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -22,11 +24,16 @@ import { maxHops } from "../tools/engine/hop";
 import { type PendingCall } from "../tools/engine/pending-calls";
 import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
 import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
+import { ResponseCache } from "../tools/engine/response-cache";
+import { ToolQueues } from "../tools/engine/tool-queues";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
-import { resolveTool } from "../tools/engine/configured-tools";
+import { resolveConfiguredTool } from "../tools/engine/configured-tools";
 import { ApprovalAnswer } from "../tools/engine/run-approval";
 import { formatArgumentError, validateToolArguments } from "../tools/validate-tool-arguments";
 import { WebhookSender } from "../tools/engine/webhook-sender";
+import { McpPool } from "../tools/mcp/mcp-pool";
+import { delegateTask, taskStillOpen } from "./delegate-task";
+import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
@@ -48,6 +55,11 @@ const heartbeatEveryMs = 3_000;
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;
   #journal: CycleJournal;
+  #stats: ToolStatsStore;
+  /** MCP connections, queues and the response cache live as long as the object: they span cycles. */
+  readonly #mcp = new McpPool();
+  readonly #queues = new ToolQueues();
+  readonly #cache = new ResponseCache();
   readonly #log: MemoryEventLog;
   readonly #hub: ConnectionHub;
   readonly #waiters = new ToolWaiters();
@@ -68,6 +80,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage);
     this.#journal = new CycleJournal(ctx.storage.sql, this.#storage);
+    this.#stats = new ToolStatsStore(ctx.storage.sql);
     this.#log = new MemoryEventLog({
       read: () => this.#storage.read("stream_seq", z.number().int()) ?? 0,
       write: (upTo) => this.#storage.write("stream_seq", upTo),
@@ -116,6 +129,11 @@ export class AgentDO extends DurableObject<AppEnv> {
         const event = { type: "tool_result" as const, toolCallId: wake.toolCallId, toolName: wake.toolName, runId: wake.runId, result: wake.result, ...(wake.hop > 0 && { hop: wake.hop }) };
         this.#storage.setDeadline({ id, kind: "sleep", dueAt: wake.dueAt, payload: { eventId: wake.eventId, event } });
       },
+      mcp: this.#mcp,
+      queues: this.#queues,
+      cache: this.#cache,
+      recordCall: (stat) => this.#stats.record(stat),
+      delegate: (agentId, task) => delegateTask(env, agentId, task),
     };
     void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
   }
@@ -126,9 +144,11 @@ export class AgentDO extends DurableObject<AppEnv> {
    * Puts an event in the inbox. It is durable when this returns; the alarm
    * starts a cycle. An event id the inbox already holds is ignored.
    */
-  async deliver(event: InboxEvent, eventId?: string, origin?: string): Promise<{ eventId: string }> {
+  async deliver(event: InboxEvent, eventId?: string, origin?: string): Promise<{ eventId: string; ignored?: true }> {
     this.#rememberOrigin(origin);
     const parsed = InboxEvent.parse(event);
+    // A task delivered again after its call was answered (or expired) is not worked on twice.
+    if (parsed.type === "agent_task" && eventId !== undefined && !(await taskStillOpen(this.env, parsed))) return { eventId, ignored: true };
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
     await this.#kick();
@@ -197,10 +217,17 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#spaces = undefined;
   }
 
-  /** The config was replaced: reload it, and restart a scripted model's turns. */
+  /** The config was replaced: reload it, restart a scripted model's turns, end MCP sessions and forget cached answers. */
   async configReplaced(): Promise<void> {
     this.#agent = undefined;
     this.#storage.delete("scripted_turn");
+    this.#cache.clear();
+    void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
+  }
+
+  /** Call statistics per tool (`GET /api/agents/:agentId/tool-stats`). */
+  async toolStats(): Promise<AgentToolStats[]> {
+    return this.#stats.read();
   }
 
   /**
@@ -214,6 +241,8 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#deleted = new AbortController();
     this.#webhooks.stopAll();
     this.#waiters.wakeAll();
+    this.#cache.clear();
+    void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
     this.#hub.closeAll("agent deleted");
     this.#agent = undefined;
     this.#knowledge = undefined;
@@ -222,6 +251,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     await this.ctx.storage.deleteAll();
     this.#storage = new AgentStorage(this.ctx.storage);
     this.#journal = new CycleJournal(this.ctx.storage.sql, this.#storage);
+    this.#stats = new ToolStatsStore(this.ctx.storage.sql);
   }
 
   // ── runtime entry points ───────────────────────────────────────────────
@@ -254,6 +284,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         owner: this.#owner,
         webhooks: this.#webhooks,
         plansChanged: (changed) => this.#plansChanged(changed, []),
+        publish: (type, data) => this.#publish(type, data),
       });
       await this.#runCycles();
     } finally {
@@ -392,7 +423,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (!answer.data.args) return undefined;
     const tool = (await this.#loadAgent())?.config.tools.find((entry) => entry.name === call.toolName);
     if (!tool) return undefined;
-    const checked = validateToolArguments(resolveTool(tool).inputSchema, answer.data.args);
+    const checked = validateToolArguments(resolveConfiguredTool(tool).inputSchema, answer.data.args);
     return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
   }
 

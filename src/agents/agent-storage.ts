@@ -11,6 +11,7 @@ import { createId } from "../ids";
 import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
 import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
+import { SubagentAnswerDeadline } from "./subagent-answer-deadline";
 
 /** One row of the deadline table, by kind (the alarm fires at the earliest). */
 export const Deadline = z.discriminatedUnion("kind", [
@@ -25,6 +26,8 @@ export const Deadline = z.discriminatedUnion("kind", [
   z.object({ id: z.string(), kind: z.literal("reconcile"), dueAt: z.number(), payload: z.object({ toolCallId: z.string() }) }),
   /** A `sleep` call's wake-up: when due, its event enters the inbox (under its own id, so never twice). */
   z.object({ id: z.string(), kind: z.literal("sleep"), dueAt: z.number(), payload: z.object({ eventId: z.string(), event: ToolResultEvent }) }),
+  /** A sub-agent's answer to the agent that gave it a task, sent until that agent's object takes it. */
+  SubagentAnswerDeadline,
 ]);
 
 export type Deadline = z.infer<typeof Deadline>;

@@ -4,7 +4,7 @@
  * from the oldest end (a cycle starts at a user message), so a tool call is
  * never separated from its result.
  */
-import type { ModelMessage } from "ai";
+import type { ModelMessage, ToolResultPart } from "ai";
 
 /** Roughly four characters a token. */
 export function estimateTokens(messages: ModelMessage[]): number {
@@ -50,8 +50,10 @@ export function compactToolResults(messages: ModelMessage[], maxChars = maxRemem
     if (message.role !== "tool") return message;
     return {
       ...message,
-      content: message.content.map((part) => {
-        if (part.type !== "tool-result") return part;
+      content: message.content.map((original) => {
+        if (original.type !== "tool-result") return original;
+        // Media the model saw in its cycle is remembered as a note, never as base64 text.
+        const part = original.output.type === "content" ? { ...original, output: { ...original.output, value: original.output.value.map(describeMedia) } } : original;
         const text = JSON.stringify(part.output);
         if (text.length <= maxChars) return part;
         return {
@@ -61,4 +63,12 @@ export function compactToolResults(messages: ModelMessage[], maxChars = maxRemem
       }),
     };
   });
+}
+
+type ContentPart = Extract<ToolResultPart["output"], { type: "content" }>["value"][number];
+
+function describeMedia(part: ContentPart): ContentPart {
+  if (part.type === "text") return part;
+  const mediaType = "mediaType" in part ? part.mediaType : "media";
+  return { type: "text", text: `[${mediaType} shown to the model in its cycle; not kept in memory]` };
 }

@@ -1,8 +1,10 @@
 /**
  * What one attempt of a cycle works with: the tool context, every tool
- * (built-ins, the agent's own, MCP) wrapped for the journal, the stream
- * observers, the system prompt and the model. A reflection pass (its trigger
- * is a `reflection` event) gets the notes tools alone and no spaces.
+ * (from every provider: built-ins, the agent's own, OpenAPI sources,
+ * sub-agents, MCP servers) wrapped for the journal and behind their
+ * approvals, the stream observers, the system prompt (with what providers
+ * ask to be said) and the model. A reflection pass (its trigger is a
+ * `reflection` event) gets the notes tools alone and no spaces.
  */
 import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
@@ -13,13 +15,13 @@ import type { AppEnv } from "../env";
 import { createModel } from "../models/create-model";
 import type { Message } from "../protocol/message";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import { createBuiltinTools } from "../tools/builtins/create-builtin-tools";
 import { describeBuiltins } from "../tools/builtins/describe-builtins";
+import { mediaToolResults } from "../models/media-tool-results";
+import { builtinProvider } from "../tools/providers/builtin-provider";
 import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
 import { CallIds } from "../tools/engine/call-ids";
-import { createConfiguredTools } from "../tools/engine/configured-tools";
-import { loadMcpTools, type McpTools } from "../tools/mcp/load-mcp-tools";
-import { SerialQueue } from "../tools/serial-queue";
+import { assembleTools } from "../tools/providers/assemble-tools";
+import { providersOf } from "../tools/providers/providers-of";
 import type { AgentStorage } from "./agent-storage";
 import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
@@ -72,7 +74,6 @@ export type Attempt = {
   spaceIds: string[];
   system: string;
   model: LanguageModel;
-  mcp: McpTools;
   /** This attempt is a reflection pass. */
   reflection: boolean;
 };
@@ -91,6 +92,8 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
 
   const settled = new DeferredMap();
   const callIds = new CallIds(journal.openCalls(run.runId));
+  // Working on another agent's task: as deep as the deepest task this cycle took.
+  const depth = Math.max(0, ...claimed.map((queued) => (queued.event.type === "agent_task" ? queued.event.depth : 0)));
   const context: ToolContext = {
     env,
     database,
@@ -100,6 +103,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     hop: run.hop,
     ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
     callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs),
+    depth,
+    stepNumber: () => run.step,
+    mediaToolResults: mediaToolResults(agent.config.model),
     knowledge,
     spaces: new Map(spaces.map((space) => [space.id, space.name])),
     getActiveSpaceId: () => activeSpaceId,
@@ -114,6 +120,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     journal: {
       previous: (toolCallId) => journal.call(toolCallId),
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
+      outcome: (toolCallId) => journal.call(toolCallId)?.outcome,
       markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
       openWait: (pendingId) => journal.openWait(pendingId, run.runId),
       closeWait: (pendingId) => journal.closeWait(pendingId),
@@ -144,16 +151,12 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     ...(reflection && { reflection: true }),
   };
 
-  const configured = reflection ? { tools: {}, observers: [] } : createConfiguredTools(context);
-  const mcp = reflection
-    ? { tools: {}, close: async () => undefined }
-    : await loadMcpTools(agent.config.mcp?.servers ?? [], {
-        env,
-        toolTimeoutMs: agent.config.limits.toolTimeout,
-        maxResultBytes: agent.config.limits.toolResponseMaxBytes,
-        report: host.publish,
-      });
-  // Built-ins win a name clash, then the agent's own tools, then MCP tools.
+  // Sessions of servers that left the config, or sat idle, end (without holding the cycle up).
+  void host.toolRuntime.mcp.sweep(new Set((agent.config.mcp?.servers ?? []).map((server) => server.name))).catch((error: unknown) => console.error("MCP sweep failed", error));
+  // Built-ins win a name clash, then the agent's own tools, then its providers and MCP servers in config order.
+  // A reflection pass has the built-ins alone (and of those, the notes tools).
+  const assembled = await assembleTools(context, reflection ? [builtinProvider()] : providersOf(agent.config));
+  const raw: ToolSet = assembled.tools;
   const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
   const gate: CallGate = async (call) => {
     const approval = approvalFor(call.toolName);
@@ -161,7 +164,6 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     const decision = await requestApproval(context, { ...call, args: call.input, approval });
     return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
   };
-  const raw: ToolSet = { ...mcp.tools, ...configured.tools, ...createBuiltinTools(context, new SerialQueue()) };
   const tools = journalTools(raw, journal, callIds, { runId: run.runId, step: () => run.step }, gate);
   const events = presentEvents(agent.config.loop.doubleTexting, claimed);
   const now = new Date();
@@ -178,6 +180,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
         events,
         now,
         maxEventChars: agent.config.limits.toolResponseMaxBytes,
+        providerInstructions: assembled.instructions,
         // Without `builtins` in the config the prompt stays as it was before the catalogue.
         ...((agent.config.builtins !== undefined || agent.config.deniedTools !== undefined) && { builtins }),
       });
@@ -188,12 +191,11 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   return {
     context,
     tools,
-    observers: [createSendMessageStreamer(context), ...configured.observers],
+    observers: [createSendMessageStreamer(context), ...assembled.observers],
     settled,
     spaceIds: spaces.map((space) => space.id),
     system,
     model,
-    mcp,
     reflection,
   };
 }

@@ -8,7 +8,7 @@
 import type { TextStreamPart, ToolSet } from "ai";
 import type { RunToolCall, RunUsage } from "../db/runs";
 import type { CallIds } from "../tools/engine/call-ids";
-import { isToolOutcome, outcomeError, outcomeResult, outcomeStatus, type ToolOutcome } from "../tools/engine/tool-outcome";
+import { isToolOutcome, outcomeError, outcomeFailureKind, outcomeResult, outcomeStatus, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { SerialQueue } from "../tools/serial-queue";
 import { emptyUsage } from "./cycle-journal";
 import type { DeferredMap } from "./deferred-map";
@@ -44,6 +44,18 @@ export function finishToolCall(call: RunToolCall, outcome: ToolOutcome, publish:
   call.status = outcomeStatus(outcome);
   const failure = outcomeError(outcome);
   if (failure !== undefined) call.error = failure;
+  // What the gateway measured (provider, bytes, cache, queue, handle) rides on the outcome.
+  const kind = outcomeFailureKind(outcome);
+  if (kind !== undefined) call.failureKind = kind;
+  const { meta } = outcome;
+  if (meta) {
+    if (meta.provider !== undefined) call.provider = meta.provider;
+    if (meta.bytesIn !== undefined) call.bytesIn = meta.bytesIn;
+    if (meta.bytesOut !== undefined) call.bytesOut = meta.bytesOut;
+    if (meta.cacheHit !== undefined) call.cacheHit = meta.cacheHit;
+    if (meta.queuedMs) call.queuedMs = meta.queuedMs;
+    if (meta.outputHandle !== undefined) call.outputHandle = meta.outputHandle;
+  }
   publish(failure !== undefined ? "tool.failed" : "tool.completed", {
     runId,
     toolCallId: call.toolCallId,

@@ -1,8 +1,9 @@
 /**
  * The end of a run, exactly once. In one storage transaction: the
  * consciousness is saved (completed runs), the run's inbox events are done
- * (a failed run keeps them on its record), the journal is cleared and the
- * final run record is queued. The record then goes to D1; if that fails the
+ * (a failed run keeps them on its record), the journal is cleared, the
+ * final run record is queued, and so is the answer to each task another
+ * agent gave the run. The record then goes to D1; if that fails the
  * alarm writes it again (a `run_record` deadline) and nothing is run twice.
  */
 import type { ModelMessage } from "ai";
@@ -15,6 +16,7 @@ import type { AgentStorage } from "./agent-storage";
 import { compactToolResults, trimConsciousness } from "./consciousness";
 import type { ActiveRun, CycleJournal, StepRecord } from "./cycle-journal";
 import type { InboxEvent } from "./inbox-event";
+import { queueSubagentAnswers } from "./subagent-answers";
 
 export const StoredRunRecord = z.object({
   runId: z.string(),
@@ -55,10 +57,10 @@ export type RunEnd = {
 export function commitRunEnd(
   storage: AgentStorage,
   journal: CycleJournal,
-  agent: { id: string; entityId: string; consciousnessTokens: number },
+  agent: { id: string; entityId: string; name: string; consciousnessTokens: number },
   run: ActiveRun,
   end: RunEnd,
-): StoredRunRecord {
+): { record: StoredRunRecord; answers: string[] } {
   // Notes added from outside the attempt (an operator's) are merged in first.
   journal.saveRun(run);
   const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
@@ -76,7 +78,10 @@ export function commitRunEnd(
     d1Statements: end.d1Statements,
     finishedAt: new Date().toISOString(),
   };
+  let answers: string[] = [];
   storage.transaction(() => {
+    // Tasks other agents gave this run get their answer (queued here, sent after).
+    answers = end.status === "interrupted" ? [] : queueSubagentAnswers(storage, agent, run, { status: end.status, error: end.error, records: end.records });
     if (end.status !== "failed" && end.messages) {
       storage.write("consciousness", trimConsciousness(compactToolResults(end.messages), agent.consciousnessTokens));
     }
@@ -87,7 +92,7 @@ export function commitRunEnd(
     storage.write(recordKey(run.runId), record);
     storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });
   });
-  return record;
+  return { record, answers };
 }
 
 /** Writes a finished run's record to D1 (an upsert: the start row may or may not be there). True once it landed. */

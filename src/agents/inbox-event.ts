@@ -5,6 +5,7 @@
  * `reflection` is the agent's own follow-up after a cycle (never from outside).
  */
 import { z } from "@hono/zod-openapi";
+import { AgentTaskEvent } from "../tools/subagents/agent-task";
 
 const hop = z.number().int().min(0).max(1_000).optional();
 
@@ -45,7 +46,10 @@ export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unk
 /** Queued by the agent itself after a cycle that did real work (config `reflection`): a notes-only pass runs on it, alone. */
 export const ReflectionEvent = z.object({ type: z.literal("reflection"), runId: z.string() });
 
-export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent, ReflectionEvent]);
+/** `agent_task`: another agent gave this one a task (a sub-agent call); its final answer goes back to that call. */
+export { AgentTaskEvent };
+
+export const InboxEvent = z.discriminatedUnion("type", [SpaceMessageEvent, ToolResultEvent, PlanDueEvent, ExternalEvent, ReflectionEvent, AgentTaskEvent]);
 
 export type InboxEvent = z.infer<typeof InboxEvent>;
 

@@ -14,6 +14,7 @@ import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
 import { retryRunRecord } from "./finish-run";
+import { sendSubagentAnswer } from "./subagent-answers";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import { advancePlan, getPlan } from "../knowledge/plans";
 
@@ -26,6 +27,7 @@ export type DeadlineDeps = {
   owner: PendingCallOwner;
   webhooks: WebhookSender;
   plansChanged(changed: PlanSchedule[]): void;
+  publish(type: string, data: Record<string, unknown>): void;
 };
 
 export async function processDeadlines(deps: DeadlineDeps, now = Date.now()): Promise<void> {
@@ -68,6 +70,8 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
         storage.enqueue(deadline.payload.event, deadline.payload.eventId);
         storage.deleteDeadline(deadline.id);
       });
+    case "subagent_answer":
+      return sendSubagentAnswer(deps.env, storage, deadline, deps.publish);
   }
 }
 

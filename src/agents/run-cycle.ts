@@ -14,6 +14,7 @@ import { createId } from "../ids";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { messageIdForCall } from "../tools/engine/call-ids";
 import { settleCard } from "../tools/engine/tool-events";
+import { pendingToolNames } from "../tools/providers/pending-tool-names";
 import { checkCycleBudget } from "./cycle-budget";
 import { debounceUntil, interrupts, presentEvents, supersededEvents } from "./double-texting";
 import { type ActiveRun, emptyUsage, type StepRecord } from "./cycle-journal";
@@ -21,6 +22,7 @@ import { addUsage, CycleTimeoutError, newToolCall } from "./cycle-stream";
 import { type Attempt, type CycleHost, prepareAttempt, scriptedTurn } from "./cycle-setup";
 import { continueStep } from "./continue-step";
 import { commitRunEnd, type RunEnd, writeRunRecord } from "./finish-run";
+import { sendQueuedAnswers } from "./subagent-answers";
 import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
 import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection";
@@ -225,8 +227,6 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     journal.note(run, "retried", `Attempt ${run.attempt - 1} failed: ${message}; attempt ${run.attempt} at ${new Date(run.notBefore).toISOString()}`);
     host.publish("agent.cycle.retrying", { runId: run.runId, attempt: run.attempt, error: message, retryAt: new Date(run.notBefore).toISOString() });
     return { status: "waiting", until: run.notBefore };
-  } finally {
-    await prepared?.mcp.close();
   }
 }
 
@@ -256,7 +256,7 @@ async function failRun(
     await host.toolRuntime.owner.expire(pendingId).catch((expireError: unknown) => console.error("could not expire a wait", pendingId, expireError));
   }
   const open = host.journal.openCalls(run.runId).filter((call) => !call.outcome);
-  const pendingTools = new Set(host.agent.config.tools.filter((tool) => tool.executionType === "external" || tool.executionType === "space").map((tool) => tool.name));
+  const pendingTools = pendingToolNames(host.agent.config);
   const unfinished = open.map((call) => {
     const record = newToolCall(call.toolCallId, { toolCallId: call.modelToolCallId, toolName: call.toolName, input: call.input }, call.step);
     // A call waiting on a person or a service stays answerable: its late result goes to the inbox.
@@ -277,8 +277,9 @@ async function failRun(
 
 async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "spaceIds"> | undefined, spaceEvents: SpaceEventBuffer, end: RunEnd): Promise<void> {
   const { agent } = host;
-  const record = commitRunEnd(host.storage, host.journal, { id: agent.id, entityId: agent.entityId, consciousnessTokens: agent.config.limits.consciousnessTokens }, run, end);
+  const { record, answers } = commitRunEnd(host.storage, host.journal, { id: agent.id, entityId: agent.entityId, name: agent.name, consciousnessTokens: agent.config.limits.consciousnessTokens }, run, end);
   await writeRunRecord(host.env, host.storage, record);
+  await sendQueuedAnswers(host.env, host.storage, answers, host.publish);
   host.publish("agent.cycle.finished", { runId: run.runId, status: end.status, usage: run.usage, d1Statements: end.d1Statements, ...(end.error && { error: end.error }) });
   for (const spaceId of prepared?.spaceIds ?? []) {
     spaceEvents.push(spaceId, { type: "agent.cycle.finished", data: { agentEntityId: agent.entityId, runId: run.runId, status: end.status, ...(end.error && { error: end.error }) } });

@@ -24,6 +24,8 @@ export type PromptInput = {
   maxEventChars?: number;
   /** The built-ins the agent has (`describeBuiltins`); absent: the contract's, as before the catalogue. */
   builtins?: { groups: ReadonlySet<string>; names: ReadonlySet<string>; sections: string[] };
+  /** What tool providers ask to be said (MCP servers' `instructions`, a provider's `instructions`). */
+  providerInstructions?: { provider: string; kind: string; text: string }[];
 };
 
 function section(title: string, lines: string[]): string {
@@ -51,6 +53,8 @@ export function describeEvent(queued: QueuedEvent, maxChars = defaultMaxEventCha
       return `external: ${clip(event.data, maxChars)}`;
     case "reflection":
       return `reflection on run ${event.runId}: write what you learned into your notes`;
+    case "agent_task":
+      return `agent_task from agent "${event.fromName}" (${event.fromEntityId}, callId ${event.toolCallId}): ${clip(event.task, maxChars)}. Work on it; your final answer (the text of your last step) goes back to "${event.fromName}" when this cycle ends.`;
   }
 }
 
@@ -93,6 +97,9 @@ export function buildSystemPrompt(input: PromptInput): string {
       ...(hasTool("send_message") ? [`People only see what you send with send_message into your active space.${hasTool("skip") ? " Use skip when there is nothing to do." : ""}`] : hasTool("skip") ? ["Use skip when there is nothing to do."] : []),
       `Tool results that say pending arrive later as tool_result events in your inbox${hasTool("wait_for_results") ? ", or wait for them now with wait_for_results" : ""}.`,
     ]),
+    ...(input.providerInstructions?.length
+      ? [section("Tool providers", input.providerInstructions.map((entry) => `### ${entry.provider} (${entry.kind})\n${entry.text}`))]
+      : []),
     section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
   ];
   return parts.join("\n\n");

@@ -20,6 +20,12 @@ import { createRouter, newId, type ApiContext } from "./context";
 import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
 import { checkStreamRequest, streamRequest } from "./streams";
+import { ToolStats } from "./tool-stats";
+import { runToolStats } from "../tools/engine/call-stats";
+import type { Run as RunRecord } from "../db/runs";
+
+/** A run with its tool calls summed up per tool (the numbers on the run record). */
+const withToolStats = (run: RunRecord) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
 
 const Run = z
   .object({
@@ -40,6 +46,7 @@ const Run = z
     pendingCalls: z
       .array(z.object({ toolCallId: z.string(), kind: z.enum(["call", "approval"]), toolName: z.string(), status: z.string(), expiresAt: z.string().nullable(), callbackUrl: z.string() }))
       .optional(),
+    toolStats: z.array(ToolStats).openapi({ description: "The run's tool calls summed up per tool" }),
   })
   .openapi("Run");
 
@@ -95,14 +102,14 @@ export const agentActivityRoutes = createRouter()
           callbackUrl: await callbackUrl(c.env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt ? Date.parse(call.expiresAt) : Date.now() + callbackLifetimeMs),
         })),
       );
-      return c.json({ ...run, pendingCalls }, 200);
+      return c.json({ ...withToolStats(run), pendingCalls }, 200);
     },
   )
   .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {
     const { agentId } = c.req.valid("param");
     await requireAgent(c, agentId);
     const { limit = 20 } = c.req.valid("query");
-    return c.json({ runs: await listRuns(getDatabase(c.env.DB), agentId, limit) }, 200);
+    return c.json({ runs: (await listRuns(getDatabase(c.env.DB), agentId, limit)).map(withToolStats) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/goals", "goals", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");

@@ -11,7 +11,9 @@ import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
 import { expireOpenCallsOfAgent } from "../tools/engine/pending-calls";
 import { requireSecret } from "./authorize";
+import { checkSubagents } from "./check-subagents";
 import { checkToolSecrets } from "./check-tool-secrets";
+import { deleteOutputsOf } from "../tools/engine/output-store";
 import { createRouter, newId } from "./context";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
@@ -44,6 +46,7 @@ export const agentRoutes = createRouter()
       const { config } = c.req.valid("json");
       checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
+      await checkSubagents(config, database);
       const id = newId(c, "agt");
       const entityId = newId(c, "ent");
       const now = new Date().toISOString();
@@ -91,6 +94,7 @@ export const agentRoutes = createRouter()
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
       if (!agent) throw await agentNotFound(database, agentId);
+      await checkSubagents(config, database);
       const updatedAt = new Date().toISOString();
       await database.batch([
         database.update(agents).set({ config, name: config.agent.name, updatedAt }).where(eq(agents.id, agentId)),
@@ -122,6 +126,8 @@ export const agentRoutes = createRouter()
       await agentLifecycle.deleted(c.env, agentId);
       // Its spaces hear that it left, as for any removed member.
       await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(agent.entityId)));
+      // Its stored whole tool outputs go too (their handles were only ever its own).
+      await deleteOutputsOf(c.env.FILES, agentId).catch((error: unknown) => console.error("could not delete an agent's stored outputs", agentId, error));
       return c.json({ success: true as const }, 200);
     },
   );

@@ -26,6 +26,7 @@ import { spaceRoutes } from "./spaces";
 import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
+import { toolStatsRoutes } from "./tool-stats";
 
 const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { publicKey: [], bearer: [] }];
 
@@ -55,6 +56,7 @@ export function createApp() {
   app.route("/", operatorRoutes);
   app.route("/", statsRoutes);
   app.route("/", fileRoutes);
+  app.route("/", toolStatsRoutes);
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);

@@ -50,5 +50,12 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
     checkUrl(server.url, [...path, "url"]);
     for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
   });
+  (config.providers ?? []).forEach((provider, index) => {
+    if (provider.type !== "openapi") return;
+    const path = ["config", "providers", index];
+    if ("url" in provider.spec) checkUrl(provider.spec.url, [...path, "spec", "url"]);
+    checkUrl(provider.baseUrl, [...path, "baseUrl"]);
+    for (const problem of checkHeaderSecrets(provider.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
+  });
   if (issues.length > 0) throw validationError(issues, "body");
 }

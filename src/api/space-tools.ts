@@ -22,7 +22,7 @@ const SpaceTool = z
     agentName: z.string(),
     name: z.string(),
     description: z.string().optional(),
-    executionType: z.enum(["gateway", "external", "space", "internal", "prebuilt", "image-generator"]),
+    executionType: z.enum(["gateway", "external", "space", "internal", "prebuilt", "image-generator", "agent"]),
     isAsync: z.boolean(),
     display: z.object({ mode: z.enum(["full", "minimal"]), customUI: z.string().optional() }),
     inputSchema: z.record(z.string(), z.unknown()).optional().openapi({ description: "Left out of minimal tools for JWT callers" }),

@@ -26,6 +26,18 @@ export type RunToolCall = {
   error?: string;
   startedAt: string;
   latencyMs?: number;
+  /** The provider the tool came from (`builtin`, `tools`, an MCP server's or a provider's name). */
+  provider?: string;
+  /** Why it failed: validation, timeout, upstream, permission, internal. */
+  failureKind?: string;
+  bytesIn?: number;
+  /** The whole output's size (before any cut). */
+  bytesOut?: number;
+  cacheHit?: boolean;
+  /** Time spent waiting for a queue slot. */
+  queuedMs?: number;
+  /** The handle of the whole output, when it was stored behind one. */
+  outputHandle?: string;
 };
 
 export type RunUsage = { inputTokens: number; outputTokens: number; totalTokens: number };

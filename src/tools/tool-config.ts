@@ -10,6 +10,7 @@ import { checkInputSchema } from "./json-schema/check-input-schema";
 import { JsonSchemaObject } from "./json-schema-object";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 import { AnsweredBy, ApprovalConfig, WaitPolicyFields } from "./wait-policy-config";
+import { normalizeExecutionType } from "./execution-type-aliases";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
@@ -42,6 +43,26 @@ const PendingExecution = z
 
 const PrebuiltExecution = z.object({ action: z.string().min(1).max(64) }).strict();
 
+/** A sub-agent as a tool: the task goes to that agent's inbox; its final answer is the result. */
+const AgentExecution = z
+  .object({
+    agentId: z.string().min(1).max(100),
+    expiresIn: z.number().int().positive().max(30 * 24 * 3600 * 1000).optional(),
+  })
+  .strict();
+
+export const queueNamePattern = /^[a-zA-Z0-9_-]{1,32}$/;
+export const QueueName = z.string().regex(queueNamePattern, "Queue names match ^[a-zA-Z0-9_-]{1,32}$");
+
+/** `cache`: answers kept for `ttlMs` per tool and canonical arguments; tools with side effects only with `allowSideEffects`. */
+export const ToolCache = z
+  .object({
+    ttlMs: z.number().int().min(1).max(24 * 3600 * 1000),
+    allowSideEffects: z.boolean().optional(),
+  })
+  .strict()
+  .openapi("ToolCache");
+
 const common = {
   name: z.string().regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
   description: z.string().max(4096).optional(),
@@ -57,12 +78,15 @@ const common = {
   display: ToolDisplay.optional(),
   /** Puts the call behind a person's approval in the active space (any execution type). */
   approval: ApprovalConfig.optional(),
+  /** A queue named in the agent's `queues`: its concurrency limit applies to this tool's calls. */
+  queue: QueueName.optional(),
+  cache: ToolCache.optional(),
 };
 
 /** `external` and `space` calls wait on someone: what happens when nobody answers in time. */
 const waiting = { ...WaitPolicyFields };
 
-export const ToolConfig = z
+const ToolConfigUnion = z
   .discriminatedUnion("executionType", [
     z.object({ ...common, executionType: z.literal("gateway"), execution: GatewayExecution }).strict(),
     z.object({ ...common, ...waiting, executionType: z.literal("external"), execution: PendingExecution.optional() }).strict(),
@@ -71,9 +95,10 @@ export const ToolConfig = z
     z.object({ ...common, executionType: z.literal("prebuilt"), execution: PrebuiltExecution }).strict(),
     /** Draws an image (`{prompt}` by default) with an image model; the image is kept in R2 and shown on the call's card. */
     z.object({ ...common, executionType: z.literal("image-generator"), execution: ImageModelConfig }).strict(),
+    z.object({ ...common, executionType: z.literal("agent"), execution: AgentExecution }).strict(),
   ])
   .superRefine((tool, context) => {
-    if (tool.executionType !== "prebuilt" && tool.executionType !== "image-generator") {
+    if (tool.executionType !== "prebuilt" && tool.executionType !== "agent" && tool.executionType !== "image-generator") {
       if (tool.description === undefined) {
         context.addIssue({ code: "custom", path: ["description"], message: "Required (shown to the model)" });
       }
@@ -109,8 +134,9 @@ export const ToolConfig = z
       }
     }
     for (const problem of checkApprovalConfig(tool.approval)) context.addIssue({ code: "custom", path: ["approval", ...problem.path], message: problem.message });
-  })
-  .openapi("ToolConfig");
+    const cacheProblem = tool.cache ? cacheRefusal(tool) : undefined;
+    if (cacheProblem) context.addIssue({ code: "custom", path: ["cache"], message: cacheProblem });
+  });
 
 /** An approval's `when` must be a schema that compiles, like any input schema. */
 export function checkApprovalConfig(approval: ApprovalConfig | undefined): { path: (string | number)[]; message: string }[] {
@@ -118,10 +144,44 @@ export function checkApprovalConfig(approval: ApprovalConfig | undefined): { pat
   return checkInputSchema(approval.required.when).map((problem) => ({ path: ["required", "when", ...problem.path], message: problem.message }));
 }
 
-export type ToolConfig = z.infer<typeof ToolConfig>;
+/**
+ * ToolConfig, with the execution types of the earlier design (seeds 003, 004)
+ * accepted under their old names and stored under the new ones
+ * (`execution-type-aliases.ts`).
+ */
+export const ToolConfig = z.preprocess(normalizeExecutionType, ToolConfigUnion).openapi("ToolConfig");
+
+export type ToolConfig = z.infer<typeof ToolConfigUnion>;
 export type ExecutionType = ToolConfig["executionType"];
 
-/** `visible` defaults to true, except for `internal` and `prebuilt` tools. */
+/** `visible` defaults to true, except for `internal`, `prebuilt` and `agent` tools. */
 export function isToolVisible(tool: ToolConfig): boolean {
-  return tool.visible ?? !(tool.executionType === "internal" || tool.executionType === "prebuilt");
+  return tool.visible ?? defaultVisible(tool.executionType);
+}
+
+export function defaultVisible(executionType: ExecutionType): boolean {
+  return !(executionType === "internal" || executionType === "prebuilt" || executionType === "agent");
+}
+
+/** Prebuilt actions that only read (a cache never hides a write). */
+const readOnlyActions = new Set(["getGoals", "getMemories", "getPlans"]);
+
+/** Why `cache` cannot be set on this tool, if it cannot. */
+function cacheRefusal(tool: z.infer<typeof ToolConfigUnion>): string | undefined {
+  switch (tool.executionType) {
+    case "external":
+    case "space":
+    case "agent":
+      return `A ${tool.executionType} tool is answered later by someone else: its answers cannot be cached`;
+    case "gateway":
+      if (tool.execution.method === "GET" || tool.cache?.allowSideEffects) return undefined;
+      return `A ${tool.execution.method} request may have side effects: set cache.allowSideEffects to cache it anyway`;
+    case "prebuilt":
+      if (readOnlyActions.has(tool.execution.action) || tool.cache?.allowSideEffects) return undefined;
+      return `The action "${tool.execution.action}" changes state: set cache.allowSideEffects to cache it anyway`;
+    case "image-generator":
+      return "An image-generator tool draws a new image on every call: its answers are not cached";
+    case "internal":
+      return undefined;
+  }
 }

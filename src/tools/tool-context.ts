@@ -13,10 +13,18 @@ import type { Message } from "../protocol/message";
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { SpacePort } from "../protocol/space-port";
 import type { CallIds } from "./engine/call-ids";
+import type { CallStat } from "./engine/call-stats";
 import type { PendingCallOwner } from "./engine/pending-call-owner";
+import type { ResponseCache } from "./engine/response-cache";
+import type { ToolOutcome } from "./engine/tool-outcome";
 import type { ToolDeadline } from "./engine/tool-deadlines";
+import type { QueueSettings, ToolQueues } from "./engine/tool-queues";
 import type { ToolWaiters } from "./engine/tool-waiters";
 import type { FilesConfig } from "./builtins/builtin-config";
+import type { McpPool } from "./mcp/mcp-pool";
+import type { McpServerConfig } from "./mcp/mcp-server-config";
+import type { ProviderConfig } from "./providers/provider-config";
+import type { AgentTask } from "./subagents/agent-task";
 import type { ToolConfig } from "./tool-config";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
@@ -24,7 +32,6 @@ export type AgentIdentity = { agentId: string; entityId: string; name: string };
 /** The part of an agent's config the tools read. */
 export type ToolSettings = {
   tools: ToolConfig[];
-  limits: { toolTimeout: number; maxConcurrentTools: number; toolResponseMaxBytes: number };
   /** Built-in groups (default: the contract's `spaces` and `knowledge`) and tools taken away from them. */
   builtins?: readonly string[];
   deniedTools?: readonly string[];
@@ -32,6 +39,21 @@ export type ToolSettings = {
   files?: FilesConfig;
   /** The model `generate_image` draws with. */
   images?: ImageModelConfig;
+  mcp?: { servers: McpServerConfig[] };
+  providers?: ProviderConfig[];
+  queues?: Record<string, QueueSettings>;
+  limits: {
+    toolTimeout: number;
+    maxConcurrentTools: number;
+    toolResponseMaxBytes: number;
+    /** The largest whole output a tool may produce (read, stored behind a handle). */
+    toolOutputMaxBytes?: number;
+    /** How long a stored whole output stays readable (ms). */
+    outputRetention?: number;
+    contextWindowTokens?: number;
+    /** The share of the context window one step's tool outputs may take together. */
+    toolOutputContextShare?: number;
+  };
 };
 
 /** A wake-up the agent object keeps in its alarm table: when due, a `tool_result` event for the call enters the inbox. */
@@ -79,6 +101,19 @@ export type ToolRuntime = {
   takeQueuedResult(toolCallId: string): boolean;
   /** Arms a wake-up (`sleep`); an event id already queued or armed is left as it is. */
   wakeLater(wake: WakeLater): void;
+  /** MCP connections and tool lists, kept across cycles by the agent object. */
+  mcp: McpPool;
+  /** Named queues, spanning the agent's cycles. */
+  queues: ToolQueues;
+  /** The response cache, spanning the agent's cycles. */
+  cache: ResponseCache;
+  /** Call statistics (kept by the agent object). */
+  recordCall(stat: CallStat): void;
+  /**
+   * Puts a task in another agent's inbox (a sub-agent call), idempotent by the
+   * call id. Says why when the agent cannot take it.
+   */
+  delegate(agentId: string, task: AgentTask): Promise<{ ok: true } | { ok: false; error: string }>;
 };
 
 /** What the cycle's journal tells a tool about its own call (set when the call is done again after a restart). */
@@ -86,6 +121,8 @@ export type CallJournal = {
   /** When the call first started and whether it was announced, if it ran before. */
   previous(toolCallId: string): { startedAt: number; announced: boolean } | undefined;
   markAnnounced(toolCallId: string): void;
+  /** The outcome the journal already holds for a call (a result delivered before the cycle began to wait). */
+  outcome(toolCallId: string): ToolOutcome | undefined;
   /** The space card a call posted, recorded so a failed run can close it. */
   markCard(toolCallId: string, spaceId: string): void;
   /** This cycle waits for another pending call (an approval): its outcome comes to the cycle, not the inbox. */
@@ -106,6 +143,12 @@ export type ToolContext = {
   initiatorEntityId?: string;
   /** A signed, expiring URL that answers a pending call with one POST (no key needed). */
   callbackUrl(pendingId: string, expiresAt?: string): Promise<string>;
+  /** How deep in sub-agent calls this cycle is (0: not working on another agent's task). */
+  depth: number;
+  /** The step of the cycle being run (the context budget is per step). */
+  stepNumber(): number;
+  /** Whether the agent's model takes images and audio in tool results (else they are described in text). */
+  mediaToolResults: boolean;
   knowledge: KnowledgeContext;
   /** Spaces the agent belonged to when the cycle started (id → name). */
   spaces: Map<string, string>;

@@ -23,7 +23,23 @@ export type RunRecord = {
   status: string;
   trigger: { type: string; [key: string]: unknown }[];
   steps: { stepNumber: number; toolCallIds: string[]; text: string }[];
-  toolCalls: { toolCallId: string; toolName: string; status: string; result?: unknown; error?: string; latencyMs?: number; args: unknown }[];
+  toolCalls: {
+    toolCallId: string;
+    toolName: string;
+    status: string;
+    result?: unknown;
+    error?: string;
+    latencyMs?: number;
+    args: unknown;
+    provider?: string;
+    failureKind?: string;
+    bytesIn?: number;
+    bytesOut?: number;
+    cacheHit?: boolean;
+    queuedMs?: number;
+    outputHandle?: string;
+  }[];
+  toolStats?: { toolName: string; provider: string; calls: number; failed: number; failures: Record<string, number>; cacheHits: number; latencyMs: { median: number; p95: number }; bytesIn: number; bytesOut: number }[];
   usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
   error: string | null;
   notes: { at: string; kind: string; message: string }[];

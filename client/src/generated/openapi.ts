@@ -570,6 +570,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{agentId}/tool-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Call statistics per tool of an agent */
+        get: operations["getAgentToolStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     toolCall: {
@@ -1238,10 +1255,31 @@ export type components = {
                      */
                     transport: "http" | "sse";
                     allowedTools?: string[];
+                    toolsAllowed?: string[];
+                    toolsDenied?: string[];
                     headers?: {
                         [key: string]: string;
                     };
+                    visible?: boolean;
+                    display?: {
+                        customUI?: string;
+                        /** @enum {string} */
+                        mode?: "full" | "minimal" | "hidden";
+                    };
+                    queue?: string;
+                    cache?: components["schemas"]["ToolCache"];
+                    timeout?: number;
+                    connectTimeout?: number;
+                    toolListTtl?: number;
+                    instructions?: boolean;
                 }[];
+            };
+            providers?: components["schemas"]["ProviderConfig"][];
+            queues?: {
+                [key: string]: {
+                    concurrency: number;
+                    minIntervalMs?: number;
+                };
             };
             /**
              * @default {
@@ -1250,7 +1288,11 @@ export type components = {
              *       "toolResponseMaxBytes": 100000,
              *       "consciousnessTokens": 24000,
              *       "cycleTimeout": 600000,
-             *       "maxCyclesPerMinute": 60
+             *       "maxCyclesPerMinute": 60,
+             *       "toolOutputMaxBytes": 5000000,
+             *       "outputRetention": 604800000,
+             *       "contextWindowTokens": 128000,
+             *       "toolOutputContextShare": 0.5
              *     }
              */
             limits: {
@@ -1266,6 +1308,14 @@ export type components = {
                 cycleTimeout: number;
                 /** @default 60 */
                 maxCyclesPerMinute: number;
+                /** @default 5000000 */
+                toolOutputMaxBytes: number;
+                /** @default 604800000 */
+                outputRetention: number;
+                /** @default 128000 */
+                contextWindowTokens: number;
+                /** @default 0.5 */
+                toolOutputContextShare: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge"] (the contract's built-ins) */
             builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
@@ -1342,6 +1392,8 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             executionType: "gateway";
             execution: {
@@ -1375,6 +1427,8 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             onTimeout?: "error" | "deny" | "approve" | "escalate";
             escalateTo?: {
@@ -1406,6 +1460,8 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             onTimeout?: "error" | "deny" | "approve" | "escalate";
             escalateTo?: {
@@ -1438,6 +1494,8 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             executionType: "internal";
             execution?: Record<string, never>;
@@ -1459,6 +1517,8 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             executionType: "prebuilt";
             execution: {
@@ -1482,9 +1542,37 @@ export type components = {
                 mode?: "full" | "minimal" | "hidden";
             };
             approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
             /** @enum {string} */
             executionType: "image-generator";
             execution: components["schemas"]["ImageModelConfig"];
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "agent";
+            execution: {
+                agentId: string;
+                expiresIn?: number;
+            };
         };
         /** @description A JSON Schema (draft 2020-12 or 7) for the tool's input object */
         JsonSchema: {
@@ -1509,6 +1597,10 @@ export type components = {
         } | {
             roles: string[];
         };
+        ToolCache: {
+            ttlMs: number;
+            allowSideEffects?: boolean;
+        };
         ImageModelConfig: {
             /** @enum {string} */
             provider: "openai" | "workers-ai" | "scripted";
@@ -1520,6 +1612,60 @@ export type components = {
             providerOptions?: {
                 [key: string]: string | number | boolean;
             };
+        };
+        ProviderConfig: {
+            name: string;
+            toolsAllowed?: string[];
+            toolsDenied?: string[];
+            visible?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            timeout?: number;
+            instructions?: string;
+            /** @enum {string} */
+            type: "openapi";
+            spec: {
+                url: string;
+            } | {
+                document: {
+                    [key: string]: unknown;
+                };
+            };
+            baseUrl?: string;
+            headers?: {
+                [key: string]: string;
+            };
+            maxResponseBytes?: number;
+            specTtl?: number;
+        } | {
+            name: string;
+            toolsAllowed?: string[];
+            toolsDenied?: string[];
+            visible?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            timeout?: number;
+            instructions?: string;
+            /** @enum {string} */
+            type: "agents";
+            agents: {
+                agentId: string;
+                name: string;
+                description?: string;
+            }[];
+            isAsync?: boolean;
+            maxDepth?: number;
+            expiresIn?: number;
         };
         FilesConfig: {
             prefixes: string[];
@@ -1575,6 +1721,30 @@ export type components = {
                 expiresAt: string | null;
                 callbackUrl: string;
             }[];
+            /** @description The run's tool calls summed up per tool */
+            toolStats: components["schemas"]["ToolStats"][];
+        };
+        ToolStats: {
+            toolName: string;
+            /** @description builtin, tools (configured), or the MCP server's or provider's name */
+            provider: string;
+            calls: number;
+            failed: number;
+            failures: components["schemas"]["ToolFailureCounts"];
+            cacheHits: number;
+            latencyMs: {
+                median: number;
+                p95: number;
+            };
+            bytesIn: number;
+            bytesOut: number;
+        };
+        ToolFailureCounts: {
+            validation: number;
+            timeout: number;
+            upstream: number;
+            permission: number;
+            internal: number;
         };
         InboxPush: {
             /** @enum {string} */
@@ -1617,7 +1787,7 @@ export type components = {
             name: string;
             description?: string;
             /** @enum {string} */
-            executionType: "gateway" | "external" | "space" | "internal" | "prebuilt" | "image-generator";
+            executionType: "gateway" | "external" | "space" | "internal" | "prebuilt" | "image-generator" | "agent";
             isAsync: boolean;
             display: {
                 /** @enum {string} */
@@ -1680,6 +1850,9 @@ export type components = {
         };
         Stats: {
             d1Statements: number;
+        };
+        AgentToolStats: components["schemas"]["ToolStats"] & {
+            lastCallAt: string;
         };
     };
     responses: never;
@@ -4418,6 +4591,66 @@ export interface operations {
             };
             /** @description The link has expired */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentToolStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per tool, most called first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tools: components["schemas"]["AgentToolStats"][];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

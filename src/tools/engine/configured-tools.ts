@@ -1,24 +1,110 @@
 /**
- * The agent's configured tools (§5, §6) as AI SDK tools, plus the stream
- * observer that shows visible calls in their space while the model is still
- * writing the arguments. Every call gets exactly one outcome, and a failure is
- * data for the model, never a throw. The observer hears the model's call ids;
- * cards and records use the gateway's (`context.callIds`).
+ * The agent's configured tools (§5, §6) as engine tools: how each shows,
+ * waits, queues and caches, and how one call runs. `internal`, `prebuilt`
+ * `gateway` and `image-generator` answer inline; `external` and `space` wait on a
+ * PendingToolCall; `agent` gives the task to another agent and waits for its
+ * final answer the same way.
  */
-import { dynamicTool, jsonSchema, parsePartialJson, type Tool, type ToolSet } from "ai";
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
-import { stripTargetSpaceId, withTargetSpaceId } from "../display-tool-schema";
+import { runGatewayTool } from "../gateway/execute-gateway-tool";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
-import type { ToolConfig } from "../tool-config";
-import { type ToolCard, toolStarted, toolStreaming } from "./tool-events";
-import { executeToolCall } from "./execute-tool-call";
-import { usesActiveSpace } from "./decide-display";
+import { runSubagentCall } from "../subagents/run-subagent-call";
+import type { ToolContext } from "../tool-context";
+import { defaultVisible, type ToolConfig } from "../tool-config";
+import { hopHeader } from "./hop";
+import { generateImageFile, imagePartFor } from "../images/generate-image-file";
+import type { InlineCall, ResolvedTool } from "./resolved-tool";
+import { runPendingCall } from "./run-pending-call";
+import { failed, succeeded, type ToolOutcome } from "./tool-outcome";
 
-/** What the observer learned about a call before it executes. */
-export type CallTrack = { card?: ToolCard; lastPartial?: string };
+/** The provider name configured tools report (they keep their own names, unprefixed). */
+export const configuredProviderName = "tools";
 
-export type ResolvedTool = { config: ToolConfig; description: string; inputSchema: Record<string, unknown> };
+export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
+  const description =
+    config.executionType === "prebuilt"
+      ? (config.description ?? prebuiltTools[config.execution.action].description)
+      : config.executionType === "image-generator"
+        ? (config.description ?? imageGeneratorDefaults.description)
+        : (config.description ?? "");
+  const inputSchema =
+    config.executionType === "prebuilt"
+      ? (config.inputSchema ?? prebuiltTools[config.execution.action].inputSchema)
+      : config.executionType === "agent"
+        ? (config.inputSchema ?? subagentInputSchema)
+        : config.executionType === "image-generator"
+          ? (config.inputSchema ?? imageGeneratorDefaults.inputSchema)
+          : (config.inputSchema ?? { type: "object", properties: {} });
+  const base = {
+    name: config.name,
+    provider: configuredProviderName,
+    description,
+    inputSchema,
+    display: {
+      name: config.name,
+      visible: config.visible,
+      defaultVisible: defaultVisible(config.executionType),
+      displayTool: config.displayTool,
+      display: config.display,
+      answeredInSpace: config.executionType === "space",
+    },
+    policy: { queue: config.queue, cache: config.cache },
+  };
+  const timeoutOf = (context: ToolContext) => config.timeout ?? context.config.limits.toolTimeout;
+
+  switch (config.executionType) {
+    case "internal":
+      return { ...base, run: async (_context, call) => succeeded({ success: true, args: call.args }) };
+    case "prebuilt":
+      return { ...base, run: (context, call) => prebuiltTools[config.execution.action].execute(context, call.args) };
+    case "gateway":
+      return {
+        ...base,
+        run: async (context, call) => {
+          const answer = await runGatewayTool({
+            execution: config.execution,
+            args: call.args,
+            env: context.env,
+            timeoutMs: timeoutOf(context),
+            maxResponseBytes: context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
+            signal: call.abortSignal,
+            // Upstreams may de-duplicate a call done again after a restart; the hop stops loops through the gateway.
+            extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1) },
+          });
+          return answer.ok ? succeeded(answer.value) : failed(answer.error, answer.kind);
+        },
+      };
+    case "external":
+    case "space":
+      return {
+        ...base,
+        pending: { cardStatus: "requires_action" },
+        run: (context, call) =>
+          runPendingCall(
+            context,
+            {
+              executionType: config.executionType,
+              isAsync: config.isAsync ?? false,
+              timeoutMs: timeoutOf(context),
+              expiresIn: config.execution?.expiresIn,
+              webhook: config.execution?.webhook,
+              policy: { onTimeout: config.onTimeout, escalateTo: config.escalateTo, reminders: config.reminders },
+              answeredBy: config.executionType === "space" ? config.answeredBy : undefined,
+            },
+            call,
+            call.card,
+          ),
+      };
+    case "image-generator":
+      return { ...base, run: (context, call) => runImageGenerator(context, config, call) };
+    case "agent":
+      return {
+        ...base,
+        pending: { cardStatus: "running" },
+        run: (context, call) =>
+          runSubagentCall(context, { agentId: config.execution.agentId, isAsync: config.isAsync ?? false, timeoutMs: timeoutOf(context), expiresIn: config.execution.expiresIn, maxDepth: undefined }, call),
+      };
+  }
+}
 
 /** What an `image-generator` tool offers the model when its config gives no description or schema. */
 export const imageGeneratorDefaults = {
@@ -26,72 +112,29 @@ export const imageGeneratorDefaults = {
   inputSchema: { type: "object", properties: { prompt: { type: "string", description: "What to draw" } }, required: ["prompt"] },
 };
 
-export function resolveTool(config: ToolConfig): ResolvedTool {
-  if (config.executionType === "prebuilt") {
-    const handler = prebuiltTools[config.execution.action];
-    return { config, description: config.description ?? handler.description, inputSchema: config.inputSchema ?? handler.inputSchema };
-  }
-  if (config.executionType === "image-generator") {
-    return { config, description: config.description ?? imageGeneratorDefaults.description, inputSchema: config.inputSchema ?? imageGeneratorDefaults.inputSchema };
-  }
-  return { config, description: config.description ?? "", inputSchema: config.inputSchema ?? { type: "object", properties: {} } };
+/**
+ * An `image-generator` call: the image is drawn and kept in R2; the card (if
+ * the call shows in a space) completes with the image as an image part, its
+ * link signed for that space's members.
+ */
+async function runImageGenerator(context: ToolContext, config: Extract<ToolConfig, { executionType: "image-generator" }>, call: InlineCall): Promise<ToolOutcome> {
+  const args = call.args;
+  const prompt = typeof args === "object" && args !== null && "prompt" in args && typeof args.prompt === "string" ? args.prompt : undefined;
+  const size = typeof args === "object" && args !== null && "size" in args && typeof args.size === "string" && /^\d{2,5}x\d{2,5}$/.test(args.size) ? args.size : undefined;
+  if (!prompt) return failed(`Tool "${config.name}" needs a prompt (a string argument named prompt)`, "validation");
+  const made = await generateImageFile(context, config.execution, { prompt, size, toolCallId: call.toolCallId, abortSignal: call.abortSignal });
+  if (!made.ok) return failed(made.error, "upstream");
+  const part = call.card ? await imagePartFor(context, made.image, call.card.spaceId, call.toolCallId, call.card.minimal) : undefined;
+  if (part) call.addCardParts([part]);
+  return succeeded({ image: { mediaType: made.image.mediaType, size: made.image.size, ...(part && { url: part.url, expiresAt: part.expiresAt }) }, prompt });
 }
 
-export function createConfiguredTools(context: ToolContext): { tools: ToolSet; observers: ToolStreamObserver[] } {
-  const byName = new Map(context.config.tools.map((config) => [config.name, resolveTool(config)]));
-  const tracks = new Map<string, CallTrack>();
-  const tools: Record<string, Tool> = {};
-
-  for (const resolved of byName.values()) {
-    const modelSchema = resolved.config.displayTool ? withTargetSpaceId(resolved.inputSchema) : resolved.inputSchema;
-    tools[resolved.config.name] = dynamicTool({
-      description: resolved.description,
-      inputSchema: jsonSchema(modelSchema),
-      execute: (input, options) =>
-        executeToolCall(
-          context,
-          resolved,
-          { toolCallId: context.callIds.idFor(options.toolCallId), modelToolCallId: options.toolCallId, input, abortSignal: options.abortSignal },
-          tracks.get(options.toolCallId) ?? {},
-        ),
-    });
-  }
-
-  const started = (modelToolCallId: string, toolName: string, track: CallTrack, card: ToolCard) => {
-    track.card = card;
-    toolStarted(context.spaceEvents, card, { toolCallId: context.callIds.idFor(modelToolCallId), toolName, agentEntityId: context.agent.entityId, runId: context.runId });
-  };
-
-  const observer: ToolStreamObserver = {
-    inputStart(toolCallId, toolName) {
-      const resolved = byName.get(toolName);
-      if (!resolved) return;
-      const track: CallTrack = {};
-      tracks.set(toolCallId, track);
-      const spaceId = context.getActiveSpaceId();
-      if (spaceId && usesActiveSpace(resolved.config)) {
-        started(toolCallId, toolName, track, { spaceId, minimal: resolved.config.display?.mode === "minimal", customUI: resolved.config.display?.customUI });
-      }
-    },
-    async inputDelta(toolCallId, toolName, inputText) {
-      const resolved = byName.get(toolName);
-      const track = tracks.get(toolCallId);
-      if (!resolved || !track) return;
-      const { value } = await parsePartialJson(inputText);
-      if (typeof value !== "object" || value === null || Array.isArray(value)) return;
-      const { args, targetSpaceId } = stripTargetSpaceId(value);
-      // A target is taken only once it names a space the agent belongs to, so
-      // a half-streamed id never opens a card anywhere.
-      if (!track.card && resolved.config.displayTool && targetSpaceId && context.spaces.has(targetSpaceId) && resolved.config.display?.mode !== "hidden") {
-        started(toolCallId, toolName, track, { spaceId: targetSpaceId, minimal: resolved.config.display?.mode === "minimal", customUI: resolved.config.display?.customUI });
-      }
-      if (!track.card) return;
-      const partial = JSON.stringify(args);
-      if (partial === track.lastPartial) return;
-      track.lastPartial = partial;
-      toolStreaming(context.spaceEvents, track.card, context.callIds.idFor(toolCallId), args);
-    },
-  };
-
-  return { tools, observers: [observer] };
-}
+/** What a sub-agent tool takes unless its config says otherwise. */
+export const subagentInputSchema: Record<string, unknown> = {
+  type: "object",
+  properties: {
+    task: { type: "string", minLength: 1, maxLength: 32_000, description: "What the agent should do, in full: it sees only this" },
+  },
+  required: ["task"],
+  additionalProperties: false,
+};

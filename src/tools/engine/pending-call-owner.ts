@@ -162,7 +162,7 @@ export class PendingCallOwner {
         if (settled) return { outcome: settled };
       }
       await transitionPendingCall(this.host.database(), pendingId, ["waiting"], "pending");
-      const outcome = failed(`Tool "${toolName}" timed out after ${policy.timeoutMs}ms`);
+      const outcome = failed(`Tool "${toolName}" timed out after ${policy.timeoutMs}ms`, "timeout");
       this.host.deliverToCycle(pendingId, outcome);
       return { outcome: this.host.recordedOutcome(pendingId) ?? outcome };
     });

@@ -10,26 +10,42 @@
  * made again; a sync wait continues for the time it had left.
  */
 import type { ToolContext } from "../tool-context";
-import type { ToolConfig } from "../tool-config";
+import type { AnsweredBy, WaitPolicy } from "../wait-policy-config";
 import { awaitOutcome } from "./await-outcome";
-import { capResult } from "./cap-result";
 import { createPendingCall } from "./pending-calls";
 import type { ToolCard } from "./tool-events";
-import { succeeded, type ToolOutcome } from "./tool-outcome";
+import type { ToolOutcome } from "./tool-outcome";
 
+/** How a pending call waits: the tool's `isAsync`, `timeout`, `execution.expiresIn` and webhook. */
+export type PendingSettings = {
+  executionType: string;
+  isAsync: boolean;
+  timeoutMs: number;
+  expiresIn?: number;
+  webhook?: string;
+  /**
+   * Hands the call to whoever answers it (a sub-agent's inbox), once: after
+   * the row exists, before the wait. An outcome returned here ends the call.
+   */
+  handOff?(): Promise<ToolOutcome | undefined>;
+  /** What happens when nobody answers a sync call in time (`onTimeout`, `escalateTo`, `reminders`). */
+  policy?: Partial<Omit<WaitPolicy, "timeoutMs">>;
+  /** Who may answer a `space` call. */
+  answeredBy?: AnsweredBy;
+};
 
 export async function runPendingCall(
   context: ToolContext,
-  config: Extract<ToolConfig, { executionType: "external" | "space" }>,
+  settings: PendingSettings,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
   card: (ToolCard & { messageId: string }) | undefined,
 ): Promise<ToolOutcome> {
   const previous = context.journal.previous(call.toolCallId);
   const startedAt = previous?.startedAt ?? Date.now();
-  const status = config.isAsync ? "pending" : "waiting";
-  const expiresIn = config.execution?.expiresIn;
+  const status = settings.isAsync ? "pending" : "waiting";
+  const expiresIn = settings.expiresIn;
   const expiresAt = expiresIn ? new Date(startedAt + expiresIn).toISOString() : undefined;
-  const timeoutMs = config.timeout ?? context.config.limits.toolTimeout;
+  const timeoutMs = settings.timeoutMs;
   const runtime = context.toolRuntime;
 
   await createPendingCall(context.database, {
@@ -39,14 +55,14 @@ export async function runPendingCall(
     agentId: context.agent.agentId,
     agentEntityId: context.agent.entityId,
     toolName: call.toolName,
-    executionType: config.executionType,
+    executionType: settings.executionType,
     args: call.args,
     status,
     spaceId: card?.spaceId,
     messageId: card?.messageId,
     displayMode: card?.minimal ? "minimal" : undefined,
     expiresAt,
-    ...(config.executionType === "space" && config.answeredBy && { answeredBy: config.answeredBy }),
+    ...(settings.answeredBy && { answeredBy: settings.answeredBy }),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
   if (expiresAt) runtime.setDeadline({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: call.toolCallId } });
@@ -57,7 +73,7 @@ export async function runPendingCall(
       toolCallId: call.toolCallId,
       modelToolCallId: call.modelToolCallId,
       toolName: call.toolName,
-      executionType: config.executionType,
+      executionType: settings.executionType,
       args: call.args,
       status,
       ...(expiresAt && { expiresAt }),
@@ -66,21 +82,22 @@ export async function runPendingCall(
       callbackUrl: await context.callbackUrl(call.toolCallId, expiresAt),
     };
     context.publish("tool.pending", announcement);
-    const webhook = config.execution?.webhook;
+    const webhook = settings.webhook;
     // The webhook's first attempt arms its retry deadline in this same turn: announced once, delivered at least once.
     if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }));
+    const handedOff = await settings.handOff?.();
+    if (handedOff) return handedOff;
     context.journal.markAnnounced(call.toolCallId);
   }
 
   if (status === "pending") return { type: "pending", callId: call.toolCallId };
 
-  const outcome = await awaitOutcome(context, {
+  return awaitOutcome(context, {
     pendingId: call.toolCallId,
     toolName: call.toolName,
     startedAt,
-    policy: { timeoutMs, onTimeout: config.onTimeout ?? "error", escalateTo: config.escalateTo, reminders: config.reminders },
+    policy: { timeoutMs, onTimeout: settings.policy?.onTimeout ?? "error", escalateTo: settings.policy?.escalateTo, reminders: settings.policy?.reminders },
     card,
     abortSignal: call.abortSignal,
   });
-  return outcome.type === "ok" ? succeeded(capResult(outcome.value, context.config.limits.toolResponseMaxBytes)) : outcome;
 }

@@ -26,6 +26,24 @@ export function toolStreaming(buffer: SpaceChannel, card: ToolCard, toolCallId: 
   });
 }
 
+/**
+ * Progress of a running call (an MCP tool's progress notifications), as
+ * `tool.streaming` on its card: the arguments as they are, plus `progress`.
+ */
+export function toolProgress(
+  buffer: SpaceChannel,
+  card: ToolCard,
+  toolCallId: string,
+  args: unknown,
+  progress: { progress: number; total?: number; message?: string },
+): void {
+  buffer.push(card.spaceId, {
+    type: "tool.streaming",
+    data: { toolCallId, partialArgs: args, progress },
+    ...(card.minimal && { publicData: { toolCallId, progress: { progress: progress.progress, ...(progress.total !== undefined && { total: progress.total }) } } }),
+  });
+}
+
 /** Emits `tool.done` or `tool.error` to the card's space (through `stub`, for ordering). */
 export async function toolFinished(
   stub: SpacePort,

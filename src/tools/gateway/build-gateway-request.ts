@@ -19,7 +19,7 @@ export type GatewayExecution = Extract<ToolConfig, { executionType: "gateway" }>
 export type GatewayExecutionInput = Omit<GatewayExecution, "method"> & { method?: GatewayExecution["method"] };
 
 export type GatewayRequest = { url: string; method: string; headers: Record<string, string>; body?: string };
-export type BuildGatewayRequestResult = { ok: true; request: GatewayRequest } | { ok: false; error: string };
+export type BuildGatewayRequestResult = { ok: true; request: GatewayRequest } | { ok: false; error: string; kind: "validation" | "permission" };
 
 /**
  * `body` in the config: a JSON value (placeholders filled structurally), a
@@ -35,18 +35,18 @@ export function buildGatewayRequest(
 ): BuildGatewayRequestResult {
   const method = execution.method ?? "GET";
   const url = fillUrlTemplate(execution.url, args);
-  if (!url.ok) return url;
+  if (!url.ok) return { ...url, kind: "validation" };
   // The URL as it will be sent, by this deployment's policy (a stored config may predate it).
   const urlProblem = outboundUrlProblem(url.value, urlPolicyOf(env));
-  if (urlProblem !== undefined) return { ok: false, error: `The tool's URL cannot be called: ${urlProblem}` };
+  if (urlProblem !== undefined) return { ok: false, error: `The tool's URL cannot be called: ${urlProblem}`, kind: "permission" };
   const headers = fillHeaders(execution.headers, args, env);
   if (!headers.ok) return headers;
 
   const body = buildBody(execution.body, method, args, execution.headers);
-  if (!body.ok) return body;
+  if (!body.ok) return { ...body, kind: "validation" };
   const request: GatewayRequest = { url: url.value, method, headers: headers.value };
   if (body.text !== undefined) {
-    if (method === "GET") return { ok: false, error: "A GET tool cannot have a body" };
+    if (method === "GET") return { ok: false, error: "A GET tool cannot have a body", kind: "validation" };
     request.body = body.text;
     const hasContentType = Object.keys(request.headers).some((name) => name.toLowerCase() === "content-type");
     if (body.contentType !== undefined && !hasContentType) request.headers["content-type"] = body.contentType;

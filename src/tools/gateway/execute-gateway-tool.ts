@@ -5,7 +5,7 @@
  */
 import { parseJsonSafely } from "../../json";
 import { buildGatewayRequest } from "./build-gateway-request";
-import type { GatewayExecutionInput } from "./build-gateway-request";
+import type { GatewayExecutionInput, GatewayRequest } from "./build-gateway-request";
 import { readLimitedBody } from "./read-limited-body";
 
 export type GatewayToolOptions = {
@@ -22,7 +22,10 @@ export type GatewayToolOptions = {
   extraHeaders?: Record<string, string>;
 };
 
-export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number };
+/** Why a request failed: the arguments or config could not make a request, the policy refused it, it took too long, or the upstream answered badly. */
+export type GatewayFailureKind = "validation" | "permission" | "timeout" | "upstream";
+
+export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number; kind: GatewayFailureKind };
 
 const errorSnippetBytes = 2048;
 const errorSnippetCharacters = 500;
@@ -37,17 +40,27 @@ export async function executeGatewayTool(options: GatewayToolOptions): Promise<u
 /** Like `executeGatewayTool`, as a discriminated result. Never throws. */
 export async function runGatewayTool(options: GatewayToolOptions): Promise<GatewayToolResult> {
   const built = buildGatewayRequest(options.execution, options.args, options.env);
-  if (!built.ok) return { ok: false, error: built.error };
-  const { request } = built;
+  if (!built.ok) return built;
+  return sendGatewayRequest(built.request, { ...options, maxResponseBytes: options.execution.maxResponseBytes ?? options.maxResponseBytes });
+}
+
+export type SendOptions = Pick<GatewayToolOptions, "timeoutMs" | "maxResponseBytes" | "fetch" | "signal" | "extraHeaders">;
+
+/**
+ * Sends a request built elsewhere (a gateway tool's, an OpenAPI operation's):
+ * bounded in time, in response size and depth, no redirects followed, JSON
+ * answers parsed. Never throws.
+ */
+export async function sendGatewayRequest(request: GatewayRequest, options: SendOptions): Promise<GatewayToolResult> {
   const configured = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
   for (const [name, value] of Object.entries(options.extraHeaders ?? {})) {
     if (!configured.has(name.toLowerCase())) request.headers[name] = value;
   }
   const host = new URL(request.url).host;
-  const maxBytes = options.execution.maxResponseBytes ?? options.maxResponseBytes;
+  const maxBytes = options.maxResponseBytes;
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
 
-  if (options.signal?.aborted) return { ok: false, error: "Tool request was cancelled" };
+  if (options.signal?.aborted) return { ok: false, error: "Tool request was cancelled", kind: "timeout" };
   const controller = new AbortController();
   let interruption: "timeout" | "cancelled" | undefined;
   let rejectInterrupted: (reason: Error) => void = () => undefined;
@@ -76,9 +89,9 @@ export async function runGatewayTool(options: GatewayToolOptions): Promise<Gatew
     ]);
     return await readAnswer(response, host, maxBytes, interrupted);
   } catch (error) {
-    if (interruption === "timeout") return { ok: false, error: `Tool request timed out after ${options.timeoutMs}ms` };
-    if (interruption === "cancelled") return { ok: false, error: "Tool request was cancelled" };
-    return { ok: false, error: `Tool request to ${host} failed: ${error instanceof Error ? error.message : String(error)}` };
+    if (interruption === "timeout") return { ok: false, error: `Tool request timed out after ${options.timeoutMs}ms`, kind: "timeout" };
+    if (interruption === "cancelled") return { ok: false, error: "Tool request was cancelled", kind: "timeout" };
+    return { ok: false, error: `Tool request to ${host} failed: ${error instanceof Error ? error.message : String(error)}`, kind: "upstream" };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
@@ -90,33 +103,33 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (response.status >= 300 && response.status < 400) {
     discard();
     const location = response.headers.get("location");
-    return { ok: false, error: `HTTP ${response.status} from ${host}: redirects are not followed${location ? ` (to ${location})` : ""}`, status: response.status };
+    return { ok: false, error: `HTTP ${response.status} from ${host}: redirects are not followed${location ? ` (to ${location})` : ""}`, status: response.status, kind: "upstream" };
   }
   if (!response.ok) {
     const snippet = await readLimitedBody(response.body, { maxBytes: errorSnippetBytes, interrupted, overflow: "truncate" });
     const text = snippet.ok ? new TextDecoder().decode(snippet.bytes).trim().slice(0, errorSnippetCharacters) : "";
-    return { ok: false, error: `HTTP ${response.status} from ${host}${text ? `: ${text}` : ""}`, status: response.status };
+    return { ok: false, error: `HTTP ${response.status} from ${host}${text ? `: ${text}` : ""}`, status: response.status, kind: "upstream" };
   }
 
   const declaredLength = Number(response.headers.get("content-length") ?? "");
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
     discard();
-    return { ok: false, error: `Tool response exceeded ${maxBytes} bytes` };
+    return { ok: false, error: `Tool response exceeded ${maxBytes} bytes`, kind: "upstream" };
   }
   const contentType = response.headers.get("content-type");
   const mediaType = contentType?.split(";")[0].trim().toLowerCase();
   if (mediaType !== undefined && mediaType !== "application/json" && !mediaType.endsWith("+json")) {
     discard();
-    return { ok: false, error: `Tool returned a non-JSON response (content-type ${contentType})` };
+    return { ok: false, error: `Tool returned a non-JSON response (content-type ${contentType})`, kind: "upstream" };
   }
 
   const body = await readLimitedBody(response.body, { maxBytes, interrupted });
-  if (!body.ok) return { ok: false, error: `Tool response exceeded ${maxBytes} bytes` };
+  if (!body.ok) return { ok: false, error: `Tool response exceeded ${maxBytes} bytes`, kind: "upstream" };
   if (body.bytes.byteLength === 0) return { ok: true, value: { success: true, status: response.status } };
   const parsed = parseJsonSafely(new TextDecoder().decode(body.bytes));
   if (parsed.ok) return parsed;
   // Too deep to handle safely later (comparison, storage): an error for the model, never a crash.
-  if (parsed.code === "too_deep") return { ok: false, error: `Tool response refused: ${parsed.message}` };
-  if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)" };
-  return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}` };
+  if (parsed.code === "too_deep") return { ok: false, error: `Tool response refused: ${parsed.message}`, kind: "upstream" };
+  if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)", kind: "upstream" };
+  return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}`, kind: "upstream" };
 }

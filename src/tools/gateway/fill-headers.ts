@@ -7,7 +7,8 @@
 import { describeSecretRefusal, readSecret } from "../../security/secret-policy";
 import { argumentText, lookupArgument, placeholderPattern, secretReferencePattern } from "./template-arguments";
 
-export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: false; error: string };
+/** `permission`: a secret the policy refuses or that is not set; `validation`: an argument or a value that cannot go in a header. */
+export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: false; error: string; kind: "permission" | "validation" };
 
 const slotPattern = new RegExp(`${secretReferencePattern.source}|${placeholderPattern.source}`, "g");
 const forbiddenCharacters = /[\r\n\0]/;
@@ -20,10 +21,12 @@ export function fillHeaders(
   const filled: Record<string, string> = {};
   for (const [name, template] of Object.entries(headers ?? {})) {
     let error: string | undefined;
+    let kind: "permission" | "validation" = "validation";
     const value = template.replace(slotPattern, (_slot, secretName: string | undefined, argumentName: string | undefined) => {
       if (secretName !== undefined) {
         const secret = readSecret(env, secretName);
         if (!secret.ok) {
+          if (error === undefined) kind = "permission";
           error ??= `Header "${name}" uses ${describeSecretRefusal(secretName, secret.refusal)}`;
           return "";
         }
@@ -39,11 +42,11 @@ export function fillHeaders(
       if (forbiddenCharacters.test(text)) error ??= `Argument "${argumentName}" cannot be used in header "${name}": it contains a line break`;
       return text;
     });
-    if (error !== undefined) return { ok: false, error };
+    if (error !== undefined) return { ok: false, error, kind };
     try {
       new Headers().set(name, value);
     } catch {
-      return { ok: false, error: `Header "${name}" is not a valid HTTP header` };
+      return { ok: false, error: `Header "${name}" is not a valid HTTP header`, kind: "validation" };
     }
     filled[name] = value;
   }

@@ -224,7 +224,7 @@ describe("executeGatewayTool", () => {
     const { fetcher } = fakeFetch(() => json({ a: 1 }));
     expect(await runGatewayTool(options({ fetch: fetcher }))).toEqual({ ok: true, value: { a: 1 } });
     const failing = fakeFetch(() => new Response("nope", { status: 503 }));
-    expect(await runGatewayTool(options({ fetch: failing.fetcher }))).toEqual({ ok: false, error: "HTTP 503 from api.example.com: nope", status: 503 });
+    expect(await runGatewayTool(options({ fetch: failing.fetcher }))).toEqual({ ok: false, error: "HTTP 503 from api.example.com: nope", status: 503, kind: "upstream" });
   });
 
   it("turns an answer nested deeper than 64 levels into a tool error (up to thousands of levels), and accepts 64", async () => {

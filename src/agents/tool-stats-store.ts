@@ -1,0 +1,90 @@
+/**
+ * Call statistics per tool, kept in the agent object's storage (SQLite): the
+ * totals since the agent was created (calls, failures by kind, cache hits,
+ * bytes in and out) and the latencies of its last `keptLatencies` calls, from
+ * which the median and p95 are read. Written as each call ends; read by
+ * `GET /api/agents/:agentId/tool-stats`. Deleted with the agent.
+ */
+import { z } from "zod";
+import { type CallStat, emptyFailures, latencySummary, type ToolStatsSummary } from "../tools/engine/call-stats";
+import { FailureKind } from "../tools/engine/tool-outcome";
+
+/** Latency percentiles are over each tool's most recent calls, this many. */
+export const keptLatencies = 500;
+
+type Row = {
+  tool: string;
+  provider: string;
+  calls: number;
+  failed: number;
+  failures: string;
+  cache_hits: number;
+  bytes_in: number;
+  bytes_out: number;
+  latencies: string;
+  last_at: number;
+};
+
+const Failures = z.partialRecord(FailureKind, z.number());
+const Latencies = z.array(z.number());
+
+export type AgentToolStats = ToolStatsSummary & { lastCallAt: string };
+
+export class ToolStatsStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS tool_stats (
+      tool TEXT PRIMARY KEY,
+      provider TEXT NOT NULL,
+      calls INTEGER NOT NULL,
+      failed INTEGER NOT NULL,
+      failures TEXT NOT NULL,
+      cache_hits INTEGER NOT NULL,
+      bytes_in INTEGER NOT NULL,
+      bytes_out INTEGER NOT NULL,
+      latencies TEXT NOT NULL,
+      last_at INTEGER NOT NULL
+    )`);
+  }
+
+  record(stat: CallStat): void {
+    const row = this.sql.exec<Row>("SELECT * FROM tool_stats WHERE tool = ?", stat.toolName).toArray()[0];
+    const failures = { ...emptyFailures(), ...(row ? (Failures.safeParse(JSON.parse(row.failures)).data ?? {}) : {}) };
+    if (stat.status === "failed") failures[stat.failureKind ?? "internal"] += 1;
+    const latencies = [...(row ? (Latencies.safeParse(JSON.parse(row.latencies)).data ?? []) : []), stat.latencyMs].slice(-keptLatencies);
+    this.sql.exec(
+      `INSERT INTO tool_stats (tool, provider, calls, failed, failures, cache_hits, bytes_in, bytes_out, latencies, last_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(tool) DO UPDATE SET provider = excluded.provider, calls = excluded.calls, failed = excluded.failed, failures = excluded.failures,
+         cache_hits = excluded.cache_hits, bytes_in = excluded.bytes_in, bytes_out = excluded.bytes_out, latencies = excluded.latencies, last_at = excluded.last_at`,
+      stat.toolName,
+      stat.provider,
+      (row?.calls ?? 0) + 1,
+      (row?.failed ?? 0) + (stat.status === "failed" ? 1 : 0),
+      JSON.stringify(failures),
+      (row?.cache_hits ?? 0) + (stat.cacheHit ? 1 : 0),
+      (row?.bytes_in ?? 0) + stat.bytesIn,
+      (row?.bytes_out ?? 0) + stat.bytesOut,
+      JSON.stringify(latencies),
+      stat.at,
+    );
+  }
+
+  /** Every tool's statistics, most called first. */
+  read(): AgentToolStats[] {
+    return this.sql
+      .exec<Row>("SELECT * FROM tool_stats ORDER BY calls DESC, tool")
+      .toArray()
+      .map((row) => ({
+        toolName: row.tool,
+        provider: row.provider,
+        calls: row.calls,
+        failed: row.failed,
+        failures: { ...emptyFailures(), ...(Failures.safeParse(JSON.parse(row.failures)).data ?? {}) },
+        cacheHits: row.cache_hits,
+        latencyMs: latencySummary(Latencies.safeParse(JSON.parse(row.latencies)).data ?? []),
+        bytesIn: row.bytes_in,
+        bytesOut: row.bytes_out,
+        lastCallAt: new Date(row.last_at).toISOString(),
+      }));
+  }
+}

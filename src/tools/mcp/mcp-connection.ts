@@ -1,0 +1,185 @@
+/**
+ * One live connection to an MCP server: Streamable HTTP, falling back to the
+ * older SSE transport (stdio cannot exist on Workers), opened within one
+ * overall deadline for both attempts; the tool list read page by page
+ * (`nextCursor`); tool calls with progress; and a close that ends the
+ * session with the spec's `DELETE` before dropping the connection (the SDK's
+ * `close()` alone only aborts). Every request the transports make goes by
+ * the URL policy.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { outboundUrlProblem, type UrlPolicy } from "../../security/url-policy";
+
+/** What a server says about one of its tools. */
+export type McpToolDefinition = {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; [key: string]: unknown };
+};
+
+export type McpCallAnswer = { isError?: boolean; content?: unknown; structuredContent?: unknown; toolResult?: unknown };
+
+/** How long the `DELETE` that ends a session may take. */
+const sessionEndTimeoutMs = 3_000;
+
+/** At most this many pages of `tools/list` (a server that never stops paging is cut off here). */
+const maxToolPages = 50;
+
+export class McpDeadlineError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not finish within ${ms}ms`);
+    this.name = "McpDeadlineError";
+  }
+}
+
+/** A request whose session the server no longer knows (HTTP 404 with an `Mcp-Session-Id`). */
+export function isSessionGone(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** Races `work` against a deadline; on timeout `onTimeout` runs (to abort the work) and the race rejects. */
+export async function beforeDeadline<T>(work: Promise<T>, deadline: number, what: string, totalMs: number, onTimeout: () => void): Promise<T> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) {
+    onTimeout();
+    throw new McpDeadlineError(what, totalMs);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new McpDeadlineError(what, totalMs));
+    }, remaining);
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+export type OpenOptions = {
+  url: string;
+  transport: "http" | "sse";
+  headers: Record<string, string>;
+  policy: UrlPolicy;
+  /** Epoch ms by which the connection (and its first tool list) must be there. */
+  deadline: number;
+  /** The deadline's length, for messages. */
+  totalMs: number;
+  onToolsChanged(): void;
+};
+
+export class McpConnection {
+  #closed = false;
+
+  private constructor(
+    readonly client: Client,
+    readonly transport: StreamableHTTPClientTransport | SSEClientTransport,
+    readonly transportKind: "http" | "sse",
+  ) {}
+
+  /** Connects (Streamable HTTP, then SSE for `transport: "http"`), all within `options.deadline`. */
+  static async open(options: OpenOptions): Promise<McpConnection> {
+    const requestInit: RequestInit = { headers: options.headers };
+    // Every request the transports make (an SSE server names its own endpoint) goes by the URL policy.
+    const policyFetch = (input: string | URL, init?: RequestInit) => {
+      const problem = outboundUrlProblem(String(input), options.policy);
+      return problem === undefined ? fetch(input, init) : Promise.reject(new Error(problem));
+    };
+    const attempt = async (kind: "http" | "sse") => {
+      const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+      const url = new URL(options.url);
+      const transportOptions = { requestInit, fetch: policyFetch };
+      const transport = kind === "http" ? new StreamableHTTPClientTransport(url, transportOptions) : new SSEClientTransport(url, transportOptions);
+      const connection = new McpConnection(client, transport, kind);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
+      await beforeDeadline(
+        client.connect(transport, { timeout: Math.max(1, options.deadline - Date.now()) }),
+        options.deadline,
+        "Connecting to the MCP server",
+        options.totalMs,
+        () => void client.close().catch(() => undefined),
+      );
+      return connection;
+    };
+    if (options.transport === "sse") return attempt("sse");
+    try {
+      return await attempt("http");
+    } catch (httpError) {
+      // Older servers speak only the SSE transport; a server that never answered gets no second wait.
+      if (httpError instanceof McpDeadlineError || Date.now() >= options.deadline) throw httpError;
+      try {
+        return await attempt("sse");
+      } catch (sseError) {
+        throw sseError instanceof McpDeadlineError ? sseError : httpError;
+      }
+    }
+  }
+
+  get sessionId(): string | undefined {
+    return this.transport instanceof StreamableHTTPClientTransport ? this.transport.sessionId : undefined;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Every page of `tools/list`, by `deadline`. */
+  async listTools(deadline: number, totalMs: number): Promise<McpToolDefinition[]> {
+    const tools: McpToolDefinition[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < maxToolPages; page += 1) {
+      const listed = await beforeDeadline(
+        this.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: Math.max(1, deadline - Date.now()) }),
+        deadline,
+        "Listing the MCP server's tools",
+        totalMs,
+        () => undefined,
+      );
+      for (const tool of listed.tools) tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, annotations: tool.annotations });
+      cursor = listed.nextCursor;
+      if (!cursor) return tools;
+    }
+    return tools;
+  }
+
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
+  ): Promise<McpCallAnswer> {
+    return this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: options.timeoutMs,
+      maxTotalTimeout: options.timeoutMs,
+      signal: options.signal,
+      ...(options.onProgress && { onprogress: options.onProgress, resetTimeoutOnProgress: true }),
+    }) as Promise<McpCallAnswer>;
+  }
+
+  /**
+   * Ends the session (`DELETE` with its `Mcp-Session-Id`; a server may answer
+   * 405) unless the server already forgot it, then drops the connection.
+   */
+  async close(options: { sessionGone?: boolean } = {}): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!options.sessionGone && this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) {
+      const ending = this.transport.terminateSession();
+      await beforeDeadline(ending, Date.now() + sessionEndTimeoutMs, "Ending the MCP session", sessionEndTimeoutMs, () => undefined).catch((error: unknown) =>
+        console.error("could not end an MCP session", (error as Error).message),
+      );
+    }
+    await this.client.close().catch(() => undefined);
+  }
+}

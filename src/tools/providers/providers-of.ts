@@ -1,0 +1,24 @@
+/**
+ * The providers of an agent's cycle, in the order their names are claimed
+ * (the first claim wins a collision): built-ins, the output reader, the
+ * agent's configured tools, then `providers` and `mcp.servers` in config
+ * order.
+ */
+import { mcpProvider } from "../mcp/mcp-provider";
+import { openApiProvider } from "../openapi/openapi-provider";
+import type { ToolSettings } from "../tool-context";
+import { agentsProvider } from "./agents-provider";
+import { builtinProvider } from "./builtin-provider";
+import { configuredProvider } from "./configured-provider";
+import { outputReaderProvider } from "./output-reader";
+import type { ToolProvider } from "./tool-provider";
+
+export function providersOf(config: ToolSettings): ToolProvider[] {
+  return [
+    builtinProvider(),
+    outputReaderProvider(),
+    configuredProvider(),
+    ...(config.providers ?? []).map((provider) => (provider.type === "openapi" ? openApiProvider(provider) : agentsProvider(provider))),
+    ...(config.mcp?.servers ?? []).map(mcpProvider),
+  ];
+}

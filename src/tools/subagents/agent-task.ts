@@ -1,0 +1,25 @@
+/**
+ * A task one agent gives another (a sub-agent call): the `agent_task` inbox
+ * event. Its id derives from the caller's gateway call id
+ * (`evt_task_<callId>`), so delivering it again never queues it twice; the
+ * answer goes back to that call through the caller's object.
+ */
+import { z } from "@hono/zod-openapi";
+
+export const AgentTaskEvent = z.object({
+  type: z.literal("agent_task"),
+  /** The caller's gateway call id: where the answer goes. */
+  toolCallId: z.string(),
+  toolName: z.string(),
+  fromAgentId: z.string(),
+  fromEntityId: z.string(),
+  fromName: z.string(),
+  task: z.string(),
+  /** 1 for a task from an agent no one gave a task; one more for each agent in between. */
+  depth: z.number().int().min(1).max(64),
+  hop: z.number().int().min(0).max(1_000).optional(),
+});
+
+export type AgentTask = z.infer<typeof AgentTaskEvent>;
+
+export const agentTaskEventId = (toolCallId: string) => `evt_task_${toolCallId}`;
