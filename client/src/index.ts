@@ -16,7 +16,17 @@ export {
 export { SpaceState, type RunFailure, type TimelineItem, type TimelineMessage } from "./space-state";
 export { LiveSpace, type OpenSpaceOptions } from "./live-space";
 export { ToolRunner, type ToolCallContext, type ToolHandler, type ToolHandlers, type ToolOutcome, type ToolRunnerOptions } from "./handle-tools";
-export { createWebhookHandler, toNodeListener, verifyWebhookSignature, webhookDeliveryHeader, webhookSignatureHeader, type WebhookHandlerOptions } from "./webhooks";
+export {
+  createWebhookHandler,
+  standardWebhookSecret,
+  toNodeListener,
+  verifyWebhook,
+  verifyWebhookSignature,
+  WebhookVerificationError,
+  webhookDeliveryHeader,
+  webhookSignatureHeader,
+  type WebhookHandlerOptions,
+} from "./webhooks";
 export { parseDuration, readTokenClaims, signToken, type SignTokenOptions } from "./sign-token";
 export { backoffDelay } from "./backoff";
 export { isIdempotentPost, type RetryOptions } from "./retrying-fetch";

@@ -184,6 +184,18 @@ export class Switchboard {
     },
   };
 
+  // ---------------------------------------------------------------- webhook subscriptions
+
+  /** Standard Webhooks subscriptions to an agent's or a space's events (secret key). Verify pushes with `verifyWebhook(subscription.secret, body, headers)`. */
+  readonly webhooks = {
+    create: (body: paths["/api/webhooks"]["post"]["requestBody"]["content"]["application/json"]) =>
+      this.#call("POST /api/webhooks", () => this.raw.POST("/api/webhooks", { body })),
+    list: (query: { agentId?: string; spaceId?: string; limit?: number; before?: string } = {}) =>
+      this.#call("GET /api/webhooks", () => this.raw.GET("/api/webhooks", { params: { query } })),
+    get: (webhookId: string) => this.#call(`GET /api/webhooks/${webhookId}`, () => this.raw.GET("/api/webhooks/{webhookId}", { params: { path: { webhookId } } })),
+    delete: (webhookId: string) => this.#call(`DELETE /api/webhooks/${webhookId}`, () => this.raw.DELETE("/api/webhooks/{webhookId}", { params: { path: { webhookId } } })),
+  };
+
   // ---------------------------------------------------------------- runs and results
 
   readonly runs = {

@@ -14,6 +14,9 @@ export type ToolCallPart = Schemas["ToolCallPart"];
 export type SpaceEvent = Schemas["SpaceEvent"];
 export type AgentEvent = Schemas["AgentEvent"];
 export type ToolCallWebhook = Schemas["ToolCallWebhook"];
+export type WebhookSubscription = Schemas["WebhookSubscription"];
+/** What a webhook subscription receives, by event type. */
+export type SubscriptionEvent = Schemas["CallAwaitingInputEvent"] | Schemas["CallExpiredEvent"] | Schemas["RunCompletedEvent"] | Schemas["RunFailedEvent"];
 export type SpaceSummary = Schemas["SpaceSummary"];
 export type AgentSummary = Schemas["AgentSummary"];
 export type EntitySummary = Schemas["EntitySummary"];

@@ -1,11 +1,52 @@
 /**
- * For services that receive pushed tool calls (a tool's `execution.webhook`):
- * check the `x-switchboard-signature` header (`t=<unix s>,v1=<hex HMAC-SHA256
- * of "t.body" with WEBHOOK_SECRET>`), and a ready handler that verifies,
- * answers the call with your function and posts the result back.
+ * For services that receive what the gateway pushes. Every push is a
+ * Standard Webhook (`webhook-id`, `webhook-timestamp`, `webhook-signature`):
+ * `verifyWebhook` checks one with the `standardwebhooks` library, given a
+ * subscription's `whsec_…` secret or, for pushed tool calls, the gateway's
+ * `WEBHOOK_SECRET` as it is. Pushed tool calls also carry the gateway's own
+ * `x-switchboard-signature` (`t=<unix s>,v1=<hex HMAC-SHA256 of "t.body">`,
+ * `verifyWebhookSignature`). `createWebhookHandler` is a ready handler that
+ * verifies, answers the call with your function and posts the result back.
  */
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import type { ToolHandlers, ToolRunner } from "./handle-tools";
-import type { ToolCallWebhook } from "./types";
+import type { SubscriptionEvent, ToolCallWebhook } from "./types";
+
+export { WebhookVerificationError };
+
+const whsec = "whsec_";
+
+/**
+ * The secret in the `whsec_<base64>` form Standard Webhooks libraries take:
+ * a subscription's secret is already in it; any other string (the gateway's
+ * `WEBHOOK_SECRET`) is its UTF-8 bytes, base64-encoded.
+ */
+export function standardWebhookSecret(secret: string): string {
+  if (!secret) throw new TypeError("A webhook secret is required");
+  if (secret.startsWith(whsec)) return secret;
+  let binary = "";
+  for (const byte of new TextEncoder().encode(secret)) binary += String.fromCharCode(byte);
+  return `${whsec}${btoa(binary)}`;
+}
+
+/** Headers as the `standardwebhooks` library wants them (a plain object with lower-case names). */
+function headerRecord(headers: Headers | Record<string, string | string[] | undefined>): Record<string, string> {
+  if (headers instanceof Headers) return Object.fromEntries(headers);
+  const record: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) record[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  return record;
+}
+
+/**
+ * Checks a push (the raw body text, before any JSON parsing) and returns its
+ * parsed body: a subscription's event (`{type, timestamp, data}`) or a pushed
+ * tool call (`{type: "tool.call", …}`). Throws `WebhookVerificationError` for
+ * a missing, wrong or stale (over 5 minutes) signature. Deliveries are at
+ * least once: dedupe on the `webhook-id` header.
+ */
+export function verifyWebhook(secret: string, body: string, headers: Headers | Record<string, string | string[] | undefined>): SubscriptionEvent | ToolCallWebhook {
+  return new Webhook(standardWebhookSecret(secret)).verify(body, headerRecord(headers)) as SubscriptionEvent | ToolCallWebhook;
+}
 
 export const webhookSignatureHeader = "x-switchboard-signature";
 export const webhookDeliveryHeader = "x-switchboard-delivery";
@@ -47,6 +88,15 @@ export async function verifyWebhookSignature(secret: string, header: string | nu
   return signatures.map((signature) => sameHex(signature, expected)).includes(true);
 }
 
+function isVerified(check: () => unknown): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type WebhookHandlerOptions = {
   /** The gateway's `WEBHOOK_SECRET`. */
   secret: string;
@@ -65,8 +115,11 @@ export type WebhookHandlerOptions = {
 export function createWebhookHandler(runner: ToolRunner, handlers: ToolHandlers, options: WebhookHandlerOptions): (request: Request) => Promise<Response> {
   return async (request) => {
     const body = await request.text();
-    const valid = await verifyWebhookSignature(options.secret, request.headers.get(webhookSignatureHeader), body, { toleranceSeconds: options.toleranceSeconds });
-    if (!valid) return Response.json({ error: { code: "unauthorized", message: "Bad or stale x-switchboard-signature" } }, { status: 401 });
+    // The Standard Webhooks headers when they are there; the gateway's own header otherwise.
+    const valid = request.headers.has("webhook-signature")
+      ? isVerified(() => verifyWebhook(options.secret, body, request.headers))
+      : await verifyWebhookSignature(options.secret, request.headers.get(webhookSignatureHeader), body, { toleranceSeconds: options.toleranceSeconds });
+    if (!valid) return Response.json({ error: { code: "unauthorized", message: "Bad or stale webhook signature" } }, { status: 401 });
     let call: ToolCallWebhook;
     try {
       call = JSON.parse(body) as ToolCallWebhook;

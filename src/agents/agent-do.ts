@@ -31,6 +31,8 @@ import { resolveConfiguredTool } from "../tools/engine/configured-tools";
 import { ApprovalAnswer } from "../tools/engine/run-approval";
 import { formatArgumentError, validateToolArguments } from "../tools/validate-tool-arguments";
 import { WebhookSender } from "../tools/engine/webhook-sender";
+import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
+import { EventNotifier } from "./event-notifier";
 import { McpPool } from "../tools/mcp/mcp-pool";
 import { delegateTask, taskStillOpen } from "./delegate-task";
 import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
@@ -64,6 +66,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   readonly #hub: ConnectionHub;
   readonly #waiters = new ToolWaiters();
   readonly #webhooks: WebhookSender;
+  readonly #notifier: EventNotifier;
   readonly #owner: PendingCallOwner;
   readonly #toolRuntime: ToolRuntime;
   #agent: AgentRecord | undefined;
@@ -92,6 +95,13 @@ export class AgentDO extends DurableObject<AppEnv> {
       publish: (type, data) => this.#publish(type, data),
       scheduleAlarm: () => this.#scheduleAlarm(),
     });
+    this.#notifier = new EventNotifier({
+      env,
+      storage: () => this.#storage,
+      agentId: () => this.#agentId,
+      webhooks: this.#webhooks,
+      scheduleAlarm: () => this.#scheduleAlarm(),
+    });
     this.#owner = new PendingCallOwner({
       database: () => getDatabase(env.DB),
       space: (spaceId) => spaceStub(env, spaceId),
@@ -110,6 +120,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
       checkAnswer: (call, outcome) => this.#checkAnswer(call, outcome),
       publish: (type, data) => this.#publish(type, data),
+      notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
+      callbackUrl: (pendingId, expiresAt) => this.#callbackUrl(pendingId, expiresAt),
     });
     this.#toolRuntime = {
       waiters: this.#waiters,
@@ -120,7 +132,8 @@ export class AgentDO extends DurableObject<AppEnv> {
         if (deadline.kind === "call_expiry") this.#expireLater(deadline);
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
-      sendWebhook: (toolCallId, url, body) => this.#webhooks.send(toolCallId, url, body, 1),
+      sendWebhook: (toolCallId, url, body) => this.#webhooks.send({ toolCallId, url, body, attempt: 1 }),
+      notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
       takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`),
       wakeLater: (wake) => {
         const id = `sleep:${wake.eventId}`;
@@ -212,6 +225,11 @@ export class AgentDO extends DurableObject<AppEnv> {
     return { aborted: true, runId: run.runId };
   }
 
+  /** Webhook subscriptions of the agent or of one of its spaces changed: read them again. */
+  async webhooksChanged(): Promise<void> {
+    this.#notifier.invalidate();
+  }
+
   /** The agent joined or left a space: its cached space list is stale. */
   async membershipChanged(): Promise<void> {
     this.#spaces = undefined;
@@ -283,6 +301,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         waiters: this.#waiters,
         owner: this.#owner,
         webhooks: this.#webhooks,
+        notifier: this.#notifier,
         plansChanged: (changed) => this.#plansChanged(changed, []),
         publish: (type, data) => this.#publish(type, data),
       });
@@ -341,10 +360,11 @@ export class AgentDO extends DurableObject<AppEnv> {
       plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
       publish: (type, data) => this.#publish(type, data),
       wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
-      publicOrigin: () => (typeof this.env.PUBLIC_URL === "string" && this.env.PUBLIC_URL) || this.#storage.read("public_origin", z.string()),
+      publicOrigin: () => this.#publicOrigin(),
       deleted: this.#deleted.signal,
       stopped: this.#stopped.signal,
       toolRuntime: this.#toolRuntime,
+      fanOut: (eventId) => this.#notifier.fanOutSoon(eventId),
     };
   }
 
@@ -359,6 +379,8 @@ export class AgentDO extends DurableObject<AppEnv> {
     for (const deadline of this.#storage.deadlines()) {
       if (deadline.kind === "webhook") this.#webhooks.resume(deadline);
       else if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+      // An event queued but not fanned out when the last instance died.
+      else if (deadline.kind === "notify") this.#notifier.fanOutSoon(deadline.payload.event.id);
     }
     const run = this.#journal.active();
     if (run?.running) {
@@ -448,6 +470,15 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   // ── internals ──────────────────────────────────────────────────────────
+
+  /** Where the gateway is reachable: `PUBLIC_URL`, else the origin requests last came in on. */
+  #publicOrigin(): string | undefined {
+    return (typeof this.env.PUBLIC_URL === "string" && this.env.PUBLIC_URL) || this.#storage.read("public_origin", z.string());
+  }
+
+  #callbackUrl(pendingId: string, expiresAt: string | null): Promise<string> {
+    return callbackUrl(this.env.WEBHOOK_SECRET, this.#publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs);
+  }
 
   get #agentId(): string {
     const name = this.ctx.id.name;

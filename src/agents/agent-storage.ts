@@ -12,6 +12,7 @@ import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../too
 import { ToolOutcome } from "../tools/engine/tool-outcome";
 import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
 import { SubagentAnswerDeadline } from "./subagent-answer-deadline";
+import { NotifyDeadline } from "./event-notifier";
 
 /** One row of the deadline table, by kind (the alarm fires at the earliest). */
 export const Deadline = z.discriminatedUnion("kind", [
@@ -28,6 +29,8 @@ export const Deadline = z.discriminatedUnion("kind", [
   z.object({ id: z.string(), kind: z.literal("sleep"), dueAt: z.number(), payload: z.object({ eventId: z.string(), event: ToolResultEvent }) }),
   /** A sub-agent's answer to the agent that gave it a task, sent until that agent's object takes it. */
   SubagentAnswerDeadline,
+  /** An event for webhook subscriptions, not yet fanned out (`event-notifier.ts`). */
+  NotifyDeadline,
 ]);
 
 export type Deadline = z.infer<typeof Deadline>;

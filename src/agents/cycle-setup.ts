@@ -64,6 +64,8 @@ export type CycleHost = {
   /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
   wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }>;
   toolRuntime: ToolRuntime;
+  /** Fans out webhook events queued with the run's end (`event-notifier.ts`). */
+  fanOut(eventId: string): void;
 };
 
 export type Attempt = {

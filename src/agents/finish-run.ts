@@ -17,6 +17,8 @@ import { compactToolResults, trimConsciousness } from "./consciousness";
 import type { ActiveRun, CycleJournal, StepRecord } from "./cycle-journal";
 import type { InboxEvent } from "./inbox-event";
 import { queueSubagentAnswers } from "./subagent-answers";
+import { queueNotification } from "./event-notifier";
+import type { WebhookEvent } from "../protocol/webhook-event";
 
 export const StoredRunRecord = z.object({
   runId: z.string(),
@@ -51,7 +53,30 @@ export type RunEnd = {
   d1Statements: number | null;
   /** An event the agent queues itself with the end (a reflection pass), in the same transaction. */
   followUp?: { id: string; event: InboxEvent };
+  /** The spaces the run was announced to: `run.completed`/`run.failed` reach their webhook subscriptions too. */
+  spaceIds?: string[];
 };
+
+/** `run.completed` / `run.failed` for webhook subscriptions. */
+function runEvent(agent: { id: string; name: string }, record: StoredRunRecord, status: "completed" | "failed", spaceIds: string[]): WebhookEvent {
+  return {
+    id: `evt_${record.runId}_${status}`,
+    type: status === "completed" ? "run.completed" : "run.failed",
+    timestamp: record.finishedAt,
+    data: {
+      agentId: agent.id,
+      agentName: agent.name,
+      runId: record.runId,
+      status,
+      error: record.error,
+      finishedAt: record.finishedAt,
+      usage: record.usage,
+      toolCallCount: record.toolCalls.length,
+      spaceIds,
+      runUrl: `/api/runs/${record.runId}`,
+    },
+  };
+}
 
 /** Commits the end of the run and returns the record to write to D1. */
 export function commitRunEnd(
@@ -60,7 +85,7 @@ export function commitRunEnd(
   agent: { id: string; entityId: string; name: string; consciousnessTokens: number },
   run: ActiveRun,
   end: RunEnd,
-): { record: StoredRunRecord; answers: string[] } {
+): { record: StoredRunRecord; answers: string[]; eventId?: string } {
   // Notes added from outside the attempt (an operator's) are merged in first.
   journal.saveRun(run);
   const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
@@ -79,7 +104,10 @@ export function commitRunEnd(
     finishedAt: new Date().toISOString(),
   };
   let answers: string[] = [];
+  // An interrupted run is not over: it starts again with its events.
+  const event = end.status === "interrupted" ? undefined : runEvent(agent, record, end.status, end.spaceIds ?? []);
   storage.transaction(() => {
+    if (event) queueNotification(storage, event, end.spaceIds ?? []);
     // Tasks other agents gave this run get their answer (queued here, sent after).
     answers = end.status === "interrupted" ? [] : queueSubagentAnswers(storage, agent, run, { status: end.status, error: end.error, records: end.records });
     if (end.status !== "failed" && end.messages) {
@@ -92,7 +120,7 @@ export function commitRunEnd(
     storage.write(recordKey(run.runId), record);
     storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });
   });
-  return { record, answers };
+  return { record, answers, eventId: event?.id };
 }
 
 /** Writes a finished run's record to D1 (an upsert: the start row may or may not be there). True once it landed. */

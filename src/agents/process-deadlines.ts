@@ -3,7 +3,8 @@
  * `plan_due` event in the inbox and advances; a sync wait no cycle holds any
  * more turns `pending`; an expired call becomes `expired` (through the
  * pending-call owner); a failed webhook is tried again; a run record that did
- * not reach D1 is written again; a `sleep` wakes the agent with its event.
+ * not reach D1 is written again; a `sleep` wakes the agent with its event;
+ * an event for webhook subscriptions is fanned out.
  * One failing deadline never stops the others.
  */
 import { getDatabase } from "../db/client";
@@ -13,6 +14,7 @@ import type { ToolWaiters } from "../tools/engine/tool-waiters";
 import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
+import type { EventNotifier } from "./event-notifier";
 import { retryRunRecord } from "./finish-run";
 import { sendSubagentAnswer } from "./subagent-answers";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
@@ -26,6 +28,7 @@ export type DeadlineDeps = {
   waiters: ToolWaiters;
   owner: PendingCallOwner;
   webhooks: WebhookSender;
+  notifier: EventNotifier;
   plansChanged(changed: PlanSchedule[]): void;
   publish(type: string, data: Record<string, unknown>): void;
 };
@@ -72,6 +75,8 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
       });
     case "subagent_answer":
       return sendSubagentAnswer(deps.env, storage, deadline, deps.publish);
+    case "notify":
+      return deps.notifier.fanOut(deadline.payload.event.id);
   }
 }
 

@@ -277,7 +277,14 @@ async function failRun(
 
 async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "spaceIds"> | undefined, spaceEvents: SpaceEventBuffer, end: RunEnd): Promise<void> {
   const { agent } = host;
-  const { record, answers } = commitRunEnd(host.storage, host.journal, { id: agent.id, entityId: agent.entityId, name: agent.name, consciousnessTokens: agent.config.limits.consciousnessTokens }, run, end);
+  const { record, answers, eventId } = commitRunEnd(
+    host.storage,
+    host.journal,
+    { id: agent.id, entityId: agent.entityId, name: agent.name, consciousnessTokens: agent.config.limits.consciousnessTokens },
+    run,
+    { ...end, spaceIds: prepared?.spaceIds ?? [] },
+  );
+  if (eventId) host.fanOut(eventId);
   await writeRunRecord(host.env, host.storage, record);
   await sendQueuedAnswers(host.env, host.storage, answers, host.publish);
   host.publish("agent.cycle.finished", { runId: run.runId, status: end.status, usage: run.usage, d1Statements: end.d1Statements, ...(end.error && { error: end.error }) });

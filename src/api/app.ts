@@ -8,6 +8,7 @@ import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
 import { operatorRoutes } from "./operator";
+import { webhookRoutes } from "./webhooks";
 import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
@@ -54,6 +55,7 @@ export function createApp() {
   app.route("/", toolResultRoutes);
   app.route("/", callbackRoutes);
   app.route("/", operatorRoutes);
+  app.route("/", webhookRoutes);
   app.route("/", statsRoutes);
   app.route("/", fileRoutes);
   app.route("/", toolStatsRoutes);

@@ -2,7 +2,8 @@
  * The stream events as OpenAPI components, so SDKs are typed from the same
  * document as the routes: `SpaceEvent` (contract §8, the space stream),
  * `AgentEvent` (the agent stream, docs/agents.md) and `ToolCallWebhook` (what
- * a tool's `execution.webhook` receives). Objects are loose: an event may
+ * a tool's `execution.webhook` receives), and under `webhooks` what a
+ * webhook subscription receives (`SubscriptionEvents`). Objects are loose: an event may
  * carry more fields than listed, never fewer.
  * `test/event-schemas.test.ts` checks the events real cycles emit against these.
  */
@@ -83,6 +84,8 @@ export const AgentEvent = z
     agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]).optional() })),
     agent("tool.webhook.delivered", loose({ toolCallId: z.string(), attempt: z.number() })),
     agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
+    agent("webhook.delivered", loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number() })),
+    agent("webhook.failed", loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
     agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),
     agent("mcp.server.failed", loose({ server: z.string(), url: z.string().optional(), error: z.string() })),
   ])
@@ -90,8 +93,55 @@ export const AgentEvent = z
 
 export const ToolCallWebhook = PendingCall.extend({ type: z.literal("tool.call"), agentId: z.string() }).openapi("ToolCallWebhook", {
   description:
-    "The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>)",
+    "The body POSTed to a tool's execution.webhook, signed with WEBHOOK_SECRET twice: the Standard Webhooks headers (webhook-id: the call's id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`>) and x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}`>)",
 });
+
+const subscriptionEvent = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ type: z.literal(type), timestamp: z.string(), data });
+const callData = {
+  agentId: z.string(),
+  kind: z.enum(["call", "approval"]).openapi({ description: "`approval`: a person's yes/no before a tool runs; answer it with {approved, args?, reason?}" }),
+  runId: z.string(),
+  toolCallId: z.string().openapi({ description: "The callId to answer with (an approval's own id for an approval)" }),
+  toolName: z.string(),
+  executionType: z.string(),
+};
+
+/** What a webhook subscription receives, by event type (Standard Webhooks: `{type, timestamp, data}`). */
+export const SubscriptionEvents = {
+  "call.awaiting_input": subscriptionEvent(
+    "call.awaiting_input",
+    loose({
+      ...callData,
+      args: z.unknown(),
+      status: z.enum(["waiting", "pending"]),
+      spaceId: z.string().optional(),
+      messageId: z.string().optional(),
+      expiresAt: z.string().optional(),
+      resultUrl: z.string(),
+      callbackUrl: z.string().openapi({ description: "Answers this one call with a POST of {result} or {error}, no other credential needed" }),
+      approves: z.string().optional().openapi({ description: "An approval: the call it gates" }),
+      escalated: z.boolean().optional().openapi({ description: "The card moved on to another space (onTimeout: escalate)" }),
+    }),
+  ).openapi("CallAwaitingInputEvent"),
+  "call.expired": subscriptionEvent("call.expired", loose({ ...callData, expiresAt: z.string().nullable(), error: z.string(), spaceId: z.string().optional(), messageId: z.string().optional() })).openapi(
+    "CallExpiredEvent",
+  ),
+  "run.completed": subscriptionEvent(
+    "run.completed",
+    loose({ agentId: z.string(), agentName: z.string(), runId: z.string(), status: z.literal("completed"), finishedAt: z.string(), usage: z.unknown(), toolCallCount: z.number(), spaceIds: z.array(z.string()), runUrl: z.string() }),
+  ).openapi("RunCompletedEvent"),
+  "run.failed": subscriptionEvent(
+    "run.failed",
+    loose({ agentId: z.string(), agentName: z.string(), runId: z.string(), status: z.literal("failed"), error: z.string().nullable(), finishedAt: z.string(), usage: z.unknown(), toolCallCount: z.number(), spaceIds: z.array(z.string()), runUrl: z.string() }),
+  ).openapi("RunFailedEvent"),
+};
+
+const subscriptionSummaries: Record<keyof typeof SubscriptionEvents, string> = {
+  "call.awaiting_input": "A call or an approval waits for a person or a service",
+  "call.expired": "A pending call expired without an answer",
+  "run.completed": "A run completed",
+  "run.failed": "A run failed",
+};
 
 /** Adds the event schemas to the document's components, and the tool call webhook to its `webhooks`. */
 export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): void {
@@ -104,7 +154,7 @@ export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): 
     operationId: "toolCallWebhook",
     summary: "A pending tool call pushed to your service",
     description:
-      "Sent to a tool's execution.webhook for each external or space call. Verify x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on x-switchboard-delivery), then post the result to resultUrl.",
+      "Sent to a tool's execution.webhook for each external or space call. Verify webhook-signature (any Standard Webhooks library, with the secret whsec_ + base64(WEBHOOK_SECRET)) or x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on webhook-id, the call's id), then post the result to resultUrl or callbackUrl.",
     tags: ["webhooks"],
     security: [],
     request: { body: { content: { "application/json": { schema: ToolCallWebhook } }, required: true } },
@@ -113,4 +163,18 @@ export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): 
       401: { description: "Your service refused the signature; the gateway retries with backoff" },
     },
   });
+  for (const [type, schema] of Object.entries(SubscriptionEvents) as [keyof typeof SubscriptionEvents, z.ZodType][]) {
+    registry.registerWebhook({
+      method: "post",
+      path: type,
+      operationId: `${type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`,
+      summary: subscriptionSummaries[type],
+      description:
+        "Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).",
+      tags: ["webhooks"],
+      security: [],
+      request: { body: { content: { "application/json": { schema } }, required: true } },
+      responses: { 200: { description: "Received" } },
+    });
+  }
 }

@@ -208,3 +208,22 @@ export const idempotencyKeys = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.scope, table.key] }), index("idempotency_keys_created_idx").on(table.createdAt)],
 );
+
+/** Standard Webhooks subscriptions: an agent's or a space's events pushed to a URL, signed with the subscription's own secret. */
+export const webhookSubscriptions = sqliteTable(
+  "webhook_subscriptions",
+  {
+    id: text("id").primaryKey(),
+    url: text("url").notNull(),
+    /** The event types pushed (JSON array). */
+    events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+    /** Exactly one of agentId and spaceId is set. */
+    agentId: text("agent_id"),
+    spaceId: text("space_id"),
+    /** `whsec_…`: the key the pushes are signed with. */
+    secret: text("secret").notNull(),
+    description: text("description"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("webhook_subscriptions_agent_idx").on(table.agentId), index("webhook_subscriptions_space_idx").on(table.spaceId)],
+);

@@ -26,6 +26,7 @@ import type { McpServerConfig } from "./mcp/mcp-server-config";
 import type { ProviderConfig } from "./providers/provider-config";
 import type { AgentTask } from "./subagents/agent-task";
 import type { ToolConfig } from "./tool-config";
+import type { WebhookEvent } from "../protocol/webhook-event";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
 
@@ -99,6 +100,8 @@ export type ToolRuntime = {
   sendWebhook(toolCallId: string, url: string, body: string): void;
   /** Takes a call's `tool_result` event out of the inbox if it is still queued (the cycle got the result another way). */
   takeQueuedResult(toolCallId: string): boolean;
+  /** Pushes an event to the webhook subscriptions of the agent and of `spaceIds` (at least once, from the agent object). */
+  notify(event: WebhookEvent, spaceIds: readonly string[]): void;
   /** Arms a wake-up (`sleep`); an event id already queued or armed is left as it is. */
   wakeLater(wake: WakeLater): void;
   /** MCP connections and tool lists, kept across cycles by the agent object. */

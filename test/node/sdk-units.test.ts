@@ -5,10 +5,23 @@
  */
 import { verify } from "hono/jwt";
 import { describe, expect, it } from "vitest";
-import { backoffDelay, parseDuration, signToken, SpaceState, verifyWebhookSignature, type Message, type SpaceEvent } from "../../client/src/index";
+import {
+  backoffDelay,
+  createWebhookHandler,
+  parseDuration,
+  signToken,
+  SpaceState,
+  ToolRunner,
+  verifyWebhook,
+  verifyWebhookSignature,
+  WebhookVerificationError,
+  type Message,
+  type SpaceEvent,
+} from "../../client/src/index";
 import { retryingFetch } from "../../client/src/retrying-fetch";
 import { SseParser, type SseFrame } from "../../client/src/sse-parser";
 import { webhookSignatureHeaderValue } from "../../src/tools/webhook-signature";
+import { newWebhookSecret, standardWebhookHeaders } from "../../src/security/standard-webhooks";
 
 let seq = 0;
 const at = "2026-11-01T00:00:00.000Z";
@@ -167,6 +180,34 @@ describe("tokens and webhook signatures", () => {
     expect(await verifyWebhookSignature("other-secret", header, body)).toBe(false);
     expect(await verifyWebhookSignature("hook-secret", await webhookSignatureHeaderValue("hook-secret", body, now - 600), body)).toBe(false);
     expect(await verifyWebhookSignature("hook-secret", undefined, body)).toBe(false);
+  });
+
+  it("verifyWebhook (the standardwebhooks library) accepts the gateway's Standard Webhooks headers, for a subscription's secret and for WEBHOOK_SECRET", async () => {
+    const event = { type: "run.completed", timestamp: "2026-11-22T10:00:00.000Z", data: { runId: "run_1" } };
+    const body = JSON.stringify(event);
+    const subscriptionSecret = newWebhookSecret();
+    const headers = await standardWebhookHeaders(subscriptionSecret, "evt_run_1_completed", body);
+    expect(verifyWebhook(subscriptionSecret, body, headers)).toEqual(event);
+    expect(verifyWebhook(subscriptionSecret, body, new Headers(headers))).toEqual(event);
+    expect(() => verifyWebhook(subscriptionSecret, `${body} `, headers)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(newWebhookSecret(), body, headers)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(subscriptionSecret, body, { ...headers, "webhook-id": "evt_other" })).toThrow(WebhookVerificationError);
+    const stale = await standardWebhookHeaders(subscriptionSecret, "evt_run_1_completed", body, Date.now() - 600_000);
+    expect(() => verifyWebhook(subscriptionSecret, body, stale)).toThrow(WebhookVerificationError);
+    // A pushed tool call is signed with the gateway's WEBHOOK_SECRET, taken as it is.
+    const call = JSON.stringify({ type: "tool.call", toolCallId: "call_1", toolName: "t", runId: "run_1" });
+    expect(verifyWebhook("a-plain-webhook-secret", call, await standardWebhookHeaders("a-plain-webhook-secret", "call_1", call))).toMatchObject({ toolCallId: "call_1" });
+  });
+
+  it("createWebhookHandler takes the Standard Webhooks headers and refuses a forged push with 401", async () => {
+    const runner = new ToolRunner({}, async () => undefined);
+    const handler = createWebhookHandler(runner, {}, { secret: "hook-secret" });
+    const body = JSON.stringify({ type: "tool.call", toolCallId: "call_1", toolName: "unknown", runId: "run_1" });
+    const genuine = await handler(new Request("http://svc/hook", { method: "POST", body, headers: await standardWebhookHeaders("hook-secret", "call_1", body) }));
+    expect(genuine.status).toBe(200);
+    expect(await genuine.json()).toMatchObject({ ignored: true });
+    const forged = await handler(new Request("http://svc/hook", { method: "POST", body, headers: await standardWebhookHeaders("other-secret", "call_1", body) }));
+    expect(forged.status).toBe(401);
   });
 });
 

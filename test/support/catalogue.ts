@@ -69,6 +69,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
       queues: undefined as never,
       cache: undefined as never,
       recordCall: () => undefined,
+      notify: () => undefined,
       delegate: async () => ({ ok: false, error: "no agents in a direct tool context" }),
     },
     depth: 0,

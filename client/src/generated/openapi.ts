@@ -533,6 +533,51 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Newest first; filter by agentId or spaceId; page with `before`.
+         */
+        get: operations["listWebhookSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe a URL to an agent's or a space's events
+         * @description Pushes `call.awaiting_input`, `call.expired`, `run.completed` and `run.failed` as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), signed with the subscription's own secret (in the answer). At most 20 per agent or space.
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook subscription */
+        get: operations["getWebhookSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Nothing more is pushed to it, retries of earlier pushes included.
+         */
+        delete: operations["deleteWebhookSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stats": {
         parameters: {
             query?: never;
@@ -600,9 +645,89 @@ export type webhooks = {
         put?: never;
         /**
          * A pending tool call pushed to your service
-         * @description Sent to a tool's execution.webhook for each external or space call. Verify x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on x-switchboard-delivery), then post the result to resultUrl.
+         * @description Sent to a tool's execution.webhook for each external or space call. Verify webhook-signature (any Standard Webhooks library, with the secret whsec_ + base64(WEBHOOK_SECRET)) or x-switchboard-signature, answer with any 2xx (deliveries are at least once: dedupe on webhook-id, the call's id), then post the result to resultUrl or callbackUrl.
          */
         post: operations["toolCallWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.awaiting_input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A call or an approval waits for a person or a service
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         */
+        post: operations["callAwaitingInputWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pending call expired without an answer
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         */
+        post: operations["callExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A run completed
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         */
+        post: operations["runCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "run.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A run failed
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         */
+        post: operations["runFailedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -612,7 +737,7 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
-        /** @description The body POSTed to a tool's execution.webhook, signed in x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}` with WEBHOOK_SECRET>) */
+        /** @description The body POSTed to a tool's execution.webhook, signed with WEBHOOK_SECRET twice: the Standard Webhooks headers (webhook-id: the call's id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`>) and x-switchboard-signature (t=<unix seconds>,v1=<hex HMAC-SHA256 of `${t}.${body}`>) */
         ToolCallWebhook: {
             runId: string;
             /** @description The callId to answer with POST /api/runs/{runId}/tool-results */
@@ -636,6 +761,102 @@ export type components = {
             agentId: string;
         } & {
             [key: string]: unknown;
+        };
+        CallAwaitingInputEvent: {
+            /** @enum {string} */
+            type: "call.awaiting_input";
+            timestamp: string;
+            data: {
+                agentId: string;
+                /**
+                 * @description `approval`: a person's yes/no before a tool runs; answer it with {approved, args?, reason?}
+                 * @enum {string}
+                 */
+                kind: "call" | "approval";
+                runId: string;
+                /** @description The callId to answer with (an approval's own id for an approval) */
+                toolCallId: string;
+                toolName: string;
+                executionType: string;
+                args?: unknown;
+                /** @enum {string} */
+                status: "waiting" | "pending";
+                spaceId?: string;
+                messageId?: string;
+                expiresAt?: string;
+                resultUrl: string;
+                /** @description Answers this one call with a POST of {result} or {error}, no other credential needed */
+                callbackUrl: string;
+                /** @description An approval: the call it gates */
+                approves?: string;
+                /** @description The card moved on to another space (onTimeout: escalate) */
+                escalated?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        CallExpiredEvent: {
+            /** @enum {string} */
+            type: "call.expired";
+            timestamp: string;
+            data: {
+                agentId: string;
+                /**
+                 * @description `approval`: a person's yes/no before a tool runs; answer it with {approved, args?, reason?}
+                 * @enum {string}
+                 */
+                kind: "call" | "approval";
+                runId: string;
+                /** @description The callId to answer with (an approval's own id for an approval) */
+                toolCallId: string;
+                toolName: string;
+                executionType: string;
+                expiresAt: string | null;
+                error: string;
+                spaceId?: string;
+                messageId?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        RunCompletedEvent: {
+            /** @enum {string} */
+            type: "run.completed";
+            timestamp: string;
+            data: {
+                agentId: string;
+                agentName: string;
+                runId: string;
+                /** @enum {string} */
+                status: "completed";
+                finishedAt: string;
+                usage?: unknown;
+                toolCallCount: number;
+                spaceIds: string[];
+                runUrl: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        RunFailedEvent: {
+            /** @enum {string} */
+            type: "run.failed";
+            timestamp: string;
+            data: {
+                agentId: string;
+                agentName: string;
+                runId: string;
+                /** @enum {string} */
+                status: "failed";
+                error: string | null;
+                finishedAt: string;
+                usage?: unknown;
+                toolCallCount: number;
+                spaceIds: string[];
+                runUrl: string;
+            } & {
+                [key: string]: unknown;
+            };
         };
         /** @description One event of a space stream (contract §8): a WebSocket text frame, or the data of an SSE frame whose id is the seq */
         SpaceEvent: {
@@ -1085,6 +1306,34 @@ export type components = {
             at: string;
             data: {
                 toolCallId: string;
+                attempt: number;
+                error?: string;
+                willRetry?: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "webhook.delivered";
+            at: string;
+            data: {
+                subscriptionId: string;
+                webhookId: string;
+                attempt: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "webhook.failed";
+            at: string;
+            data: {
+                subscriptionId: string;
+                webhookId: string;
                 attempt: number;
                 error?: string;
                 willRetry?: boolean;
@@ -1847,6 +2096,28 @@ export type components = {
         };
         OperatorReason: {
             reason?: string;
+        };
+        WebhookSubscription: {
+            id: string;
+            url: string;
+            events: ("call.awaiting_input" | "call.expired" | "run.completed" | "run.failed")[];
+            agentId: string | null;
+            spaceId: string | null;
+            description: string | null;
+            /** @description `whsec_…`: verify the `webhook-signature` of each push with it (any Standard Webhooks library) */
+            secret: string;
+            createdAt: string;
+        };
+        CreateWebhookSubscription: {
+            /** @description Where the events are POSTed (http or https; the URL policy applies) */
+            url: string;
+            /** @description The event types pushed */
+            events: ("call.awaiting_input" | "call.expired" | "run.completed" | "run.failed")[];
+            /** @description The agent whose events are pushed (or spaceId) */
+            agentId?: string;
+            /** @description The space whose events are pushed: calls whose card is in it, runs announced to it (or agentId) */
+            spaceId?: string;
+            description?: string;
         };
         Stats: {
             d1Statements: number;
@@ -4466,6 +4737,300 @@ export interface operations {
             };
         };
     };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                spaceId?: string;
+                limit?: number;
+                /** @description The last id of the previous page */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subscriptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["WebhookSubscription"][];
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookSubscription"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getStats: {
         parameters: {
             query?: never;
@@ -4682,6 +5247,94 @@ export interface operations {
             };
             /** @description Your service refused the signature; the gateway retries with backoff */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callAwaitingInputWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallAwaitingInputEvent"];
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    callExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CallExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

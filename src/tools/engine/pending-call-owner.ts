@@ -8,6 +8,7 @@
  * `resolved` or `expired` for an outcome the agent will not get, and after a
  * crash the alarm finishes what was staged.
  */
+import type { WebhookEvent } from "../../protocol/webhook-event";
 import { canonicalJson } from "../../canonical-json";
 import type { Database } from "../../db/client";
 import type { SpacePort } from "../../protocol/space-port";
@@ -56,6 +57,10 @@ export type PendingCallHost = {
   checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<string | undefined>;
   /** The agent stream. */
   publish(type: string, data: Record<string, unknown>): void;
+  /** Pushes an event to webhook subscriptions (the agent's, and those of `spaceIds`). */
+  notify(event: WebhookEvent, spaceIds: readonly string[]): void;
+  /** A signed URL that answers the call with one POST. */
+  callbackUrl(pendingId: string, expiresAt: string | null): Promise<string>;
 };
 
 type Settled = { status: "resolved" | "expired"; result: unknown; expiresAt: string | null };
@@ -248,6 +253,31 @@ export class PendingCallOwner {
     if (call.spaceId && call.messageId) {
       await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
     }
+    this.host.notify(
+      {
+        id: `evt_${pendingId}_escalated`,
+        type: "call.awaiting_input",
+        timestamp: new Date().toISOString(),
+        data: {
+          agentId: call.agentId,
+          kind: call.kind,
+          runId: call.runId,
+          toolCallId: pendingId,
+          toolName: call.toolName,
+          executionType: call.executionType,
+          args: call.args,
+          status: "waiting",
+          spaceId: target,
+          messageId: message.id,
+          escalated: true,
+          escalatedFrom: call.spaceId,
+          ...(call.expiresAt && { expiresAt: call.expiresAt }),
+          resultUrl: `/api/runs/${call.runId}/tool-results`,
+          callbackUrl: await this.host.callbackUrl(pendingId, call.expiresAt),
+        },
+      },
+      [target],
+    );
     this.host.publish("tool.escalated", { toolCallId: pendingId, toolName: call.toolName, from: call.spaceId, to: target, messageId: message.id, ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }) });
     return true;
   }
@@ -270,6 +300,8 @@ export class PendingCallOwner {
       }
     }
     this.host.transaction(() => {
+      // Queued with the delivery: an expiry reported once it happened, even if the object dies right after.
+      if (outcome.type === "expired") this.host.notify(expiredEvent(call, outcome.message), call.spaceId ? [call.spaceId] : []);
       if (!this.host.deliverToCycle(call.toolCallId, outcome)) this.host.deliverToInbox(call, outcome);
       this.host.unstage(call.toolCallId);
       this.host.disarmReconcile(call.toolCallId);
@@ -290,6 +322,26 @@ export class PendingCallOwner {
     const call = await getPendingCall(this.host.database(), toolCallId);
     return call ? settledOf(call) : undefined;
   }
+}
+
+/** `call.expired` for webhook subscriptions. */
+function expiredEvent(call: PendingCall, error: string): WebhookEvent {
+  return {
+    id: `evt_${call.toolCallId}_expired`,
+    type: "call.expired",
+    timestamp: new Date().toISOString(),
+    data: {
+      agentId: call.agentId,
+      kind: call.kind,
+      runId: call.runId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      executionType: call.executionType,
+      expiresAt: call.expiresAt,
+      error,
+      ...(call.spaceId && { spaceId: call.spaceId, messageId: call.messageId }),
+    },
+  };
 }
 
 function settledOf(call: { status: PendingCallStatus | string; result: unknown; expiresAt: string | null }): Settled | undefined {

@@ -83,7 +83,7 @@ export async function requestApproval(
       status: "requires_action",
     }),
   );
-  context.publish("tool.approval.requested", {
+  const requested = {
     runId: context.runId,
     approvalId,
     toolCallId: call.toolCallId,
@@ -93,7 +93,18 @@ export async function requestApproval(
     messageId,
     resultUrl: `/api/runs/${context.runId}/tool-results`,
     callbackUrl: await context.callbackUrl(approvalId, expiresAt),
-  });
+  };
+  context.publish("tool.approval.requested", requested);
+  context.toolRuntime.notify(
+    {
+      id: `evt_${approvalId}_awaiting_input`,
+      type: "call.awaiting_input",
+      timestamp: new Date().toISOString(),
+      // `toolCallId` is the id to answer with (the approval's), as for any pending call; `approves` is the gated call.
+      data: { agentId: context.agent.agentId, kind: "approval", ...requested, toolCallId: approvalId, approves: call.toolCallId, executionType: "approval", status: "waiting", expiresAt },
+    },
+    [spaceId],
+  );
 
   const outcome = await awaitOutcome(context, {
     pendingId: approvalId,

@@ -82,6 +82,13 @@ export async function runPendingCall(
       callbackUrl: await context.callbackUrl(call.toolCallId, expiresAt),
     };
     context.publish("tool.pending", announcement);
+    // A sub-agent's task waits on an agent, not on a person or a service: no `call.awaiting_input`.
+    if (!settings.handOff) {
+      runtime.notify(
+        { id: `evt_${call.toolCallId}_awaiting_input`, type: "call.awaiting_input", timestamp: new Date().toISOString(), data: { agentId: context.agent.agentId, kind: "call", ...announcement } },
+        card ? [card.spaceId] : [],
+      );
+    }
     const webhook = settings.webhook;
     // The webhook's first attempt arms its retry deadline in this same turn: announced once, delivered at least once.
     if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }));

@@ -1,6 +1,7 @@
 /**
  * The deadlines the tool engine keeps in its agent's alarm table: a sync
- * wait's backstop, a pending call's expiry, a webhook's next attempt. The
+ * wait's backstop, a pending call's expiry, a webhook's next attempt (a
+ * pushed tool call, or an event to a subscription). The
  * agent object's deadline union is made of these and its own.
  */
 import { z } from "zod";
@@ -13,7 +14,17 @@ export const WebhookDeadline = z.object({
   id: z.string(),
   kind: z.literal("webhook"),
   dueAt: z.number(),
-  payload: z.object({ toolCallId: z.string(), url: z.string(), body: z.string(), attempt: z.number().int() }),
+  payload: z.object({
+    /** A pushed tool call (`execution.webhook`): retries stop once the call is settled. */
+    toolCallId: z.string().optional(),
+    /** A subscription's delivery: its secret is read again before each attempt (a deleted subscription stops). */
+    subscriptionId: z.string().optional(),
+    /** The Standard Webhooks `webhook-id` (the same on every attempt); a tool call's id when not set. */
+    messageId: z.string().optional(),
+    url: z.string(),
+    body: z.string(),
+    attempt: z.number().int(),
+  }),
 });
 
 export type ToolDeadline = z.infer<typeof ToolTimeoutDeadline> | z.infer<typeof CallExpiryDeadline> | z.infer<typeof WebhookDeadline>;
