@@ -85,17 +85,26 @@ async function waitUntil(condition: () => boolean, timeoutMs = 5_000): Promise<v
 }
 
 describe("space recovery", () => {
-  it("a message written to D1 whose broadcast was lost in a crash is logged before the next event: no gap, no reused seq", async () => {
+  it("a space from before its object kept messages: a D1 message whose broadcast was lost is logged once, before the next event: no gap, no reused seq", async () => {
     const { env } = await import("cloudflare:workers");
-    const { evictDurableObject } = await import("cloudflare:test");
+    const { evictDurableObject, runInDurableObject } = await import("cloudflare:test");
     const ada = await createHuman();
     const spaceId = await createSpace([ada]);
-    const first = await postMessage(spaceId, ada, "before the crash");
-    // The crash: the row for seq first.seq + 1 is in D1, its event never left the object.
-    await env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')")
-      .bind("msg_orphan", spaceId, first.seq + 1, ada, "written, not broadcast")
-      .run();
-    await evictDurableObject(env.SPACE.get(env.SPACE.idFromName(spaceId)));
+    const stub = env.SPACE.get(env.SPACE.idFromName(spaceId));
+    // What the earlier code left: a message in D1 with its event in the log, then (the crash) a row for
+    // the next seq in D1 whose event never left the object; and no note that D1 was ever checked.
+    const first = await runInDurableObject(stub, async (_instance, state) => {
+      const seq = (state.storage.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").one().seq ?? 0) + 1;
+      const message = { id: `msg_before_${spaceId}`, spaceId, seq, entityId: ada, role: "user", status: "complete", createdAt: new Date().toISOString(), text: "before the crash" };
+      state.storage.sql.exec("INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, NULL)", seq, JSON.stringify({ seq, spaceId, type: "space.message", at: message.createdAt, data: message }));
+      state.storage.sql.exec("DELETE FROM message_meta WHERE key = 'd1_checked'");
+      return message;
+    });
+    await env.DB.batch([
+      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind(first.id, spaceId, first.seq, ada, first.text),
+      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind("msg_orphan", spaceId, first.seq + 1, ada, "written, not broadcast"),
+    ]);
+    await evictDurableObject(stub);
     const next = await postMessage(spaceId, ada, "after the restart");
     expect(next.seq).toBe(first.seq + 2);
     const { collector, close } = await openWebSocket(`/api/spaces/${spaceId}/stream?afterSeq=0`, await memberHeaders(ada));
@@ -104,5 +113,8 @@ describe("space recovery", () => {
     expect(seqs).toEqual(seqs.map((_, index) => index + 1));
     expect(collector.events.find((event) => event.seq === first.seq + 1)?.data).toMatchObject({ id: "msg_orphan", text: "written, not broadcast" });
     close();
+    // The history reads the old messages from D1 and the new one from the object, in order.
+    const history = await secret<{ messages: { id: string }[] }>(`/api/spaces/${spaceId}/messages?afterSeq=0`);
+    expect(history.body.messages.map((message) => message.id)).toEqual([first.id, "msg_orphan", next.id]);
   });
 });

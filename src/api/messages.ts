@@ -1,15 +1,15 @@
 /**
  * `POST /api/spaces/:spaceId/messages` (secret naming `entityId`, or a member
- * JWT) and `GET …/messages?afterSeq=&limit=` (oldest first).
+ * JWT) and `GET …/messages?afterSeq=&limit=` (oldest first). Both go through
+ * the space's object, which holds the newest messages and knows the members.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { listMessages } from "../db/messages";
 import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
-import { getSpace, loadMessageContext } from "../db/spaces";
+import { getSpace } from "../db/spaces";
 import { ApiError, forbidden, notFound } from "../errors";
 import { fullMessage, maxMentions, maxMessageChars, Message, redactMessage } from "../protocol/message";
-import { postSpaceMessage } from "../agents/post-space-message";
+import { spaceStub } from "../spaces/space-stub";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter, newId } from "./context";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
@@ -43,7 +43,8 @@ export const messageRoutes = createRouter()
     async (c) => {
       const { spaceId } = c.req.valid("param");
       const input = c.req.valid("json");
-      const principal = await requireSpaceAccess(c, spaceId);
+      const principal = c.get("principal");
+      if (principal.kind === "callback") throw forbidden("A callback URL only answers its own call");
       const database = getDatabase(c.env.DB);
       let speakerId: string;
       if (principal.kind === "secret") {
@@ -55,34 +56,20 @@ export const messageRoutes = createRouter()
         }
         speakerId = principal.entityId;
       }
-      // One round trip: the message's latency is what every subscriber waits for.
-      const context = await loadMessageContext(database, spaceId, speakerId);
-      const { space, speaker } = context;
-      if (!space) throw notFound("Space", spaceId);
-      if (!speaker) throw notFound("Entity", speakerId);
-      const memberIds = new Set(context.memberIds);
-      if (!memberIds.has(speakerId)) throw forbidden(`Entity "${speakerId}" is not a member of space "${spaceId}"`);
       const mentions = [...new Set(await resolveEntityIds(database, input.mentions ?? []))];
-      const strangers = mentions.filter((id) => !memberIds.has(id));
-      if (strangers.length > 0) {
-        throw new ApiError(400, "validation_error", `mentions: not members of this space: ${strangers.join(", ")}`);
-      }
-      const message = await postSpaceMessage(c.env, database, {
+      // The space object knows its members: it checks the speaker and the mentions, posts, and wakes the agents.
+      const posted = await spaceStub(c.env, spaceId).postChatMessage({
         // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
         ...(c.get("idempotency") && { id: newId(c, "msg") }),
-        hop: c.get("hop"),
-        origin: new URL(c.req.url).origin,
-        spaceId,
-        spaceName: space.name,
-        entityName: speaker.name,
-        agentMembers: context.agentMembers,
-        entityId: speakerId,
-        entityType: speaker.type,
-        role: speaker.type === "agent" ? "assistant" : "user",
+        speakerId,
+        principal: principal.kind === "secret" ? "secret" : "member",
         text: input.text,
         mentions,
+        hop: c.get("hop"),
+        origin: new URL(c.req.url).origin,
       });
-      return c.json(principal.kind === "secret" ? message : redactMessage(message), 201);
+      if (!posted.ok) throw new ApiError(posted.status, posted.code, posted.message);
+      return c.json(principal.kind === "secret" ? posted.message : redactMessage(posted.message), 201);
     },
   )
   .openapi(
@@ -97,9 +84,9 @@ export const messageRoutes = createRouter()
       const { spaceId } = c.req.valid("param");
       const { afterSeq = 0, limit = 50 } = c.req.valid("query");
       const principal = await requireSpaceAccess(c, spaceId);
-      const database = getDatabase(c.env.DB);
-      if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
-      const messages = await listMessages(database, spaceId, afterSeq, limit);
+      if (!(await getSpace(getDatabase(c.env.DB), spaceId))) throw notFound("Space", spaceId);
+      // Through the space object: the newest messages are there before D1 has them.
+      const messages = await spaceStub(c.env, spaceId).readMessages(afterSeq, limit);
       return c.json({ messages: messages.map(principal.kind === "secret" ? fullMessage : redactMessage) }, 200);
     },
   );

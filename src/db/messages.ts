@@ -1,6 +1,7 @@
 /** Message rows in D1 and their conversion to the contract's message shape. */
-import { and, asc, desc, eq, gt } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { Message, type MessagePart } from "../protocol/message";
+import { chunked } from "./chunked";
 import type { Database } from "./client";
 import { messages } from "./schema";
 
@@ -23,9 +24,9 @@ export function toMessage(row: MessageRow): Message {
   return message;
 }
 
-/** Inserts a message; false when a message with its id already exists (nothing is written then). */
-export async function insertMessage(database: Database, message: Message): Promise<boolean> {
-  const inserted = await database.insert(messages).values({
+/** A message's row values. */
+function rowOf(message: Message) {
+  return {
     id: message.id,
     spaceId: message.spaceId,
     seq: message.seq,
@@ -37,10 +38,27 @@ export async function insertMessage(database: Database, message: Message): Promi
     status: message.status,
     createdAt: message.createdAt,
     updatedAt: message.updatedAt ?? null,
-  })
-    .onConflictDoNothing({ target: messages.id })
-    .returning({ id: messages.id });
-  return inserted.length > 0;
+  };
+}
+
+/**
+ * Writes messages as they are now (the SpaceDO's write-behind): new ones are
+ * inserted, known ones get their current parts, status and text. Idempotent:
+ * the same rows again change nothing. One batch of multi-row statements.
+ */
+export async function upsertMessages(database: Database, list: readonly Message[]): Promise<void> {
+  const pieces = chunked(list, { parametersPerItem: 11 });
+  const statements = pieces.map((piece) =>
+    database
+      .insert(messages)
+      .values(piece.map(rowOf))
+      .onConflictDoUpdate({
+        target: messages.id,
+        set: { text: sql`excluded.text`, parts: sql`excluded.parts`, status: sql`excluded.status`, updatedAt: sql`excluded.updated_at` },
+      }),
+  );
+  const [first, ...rest] = statements;
+  if (first) await database.batch([first, ...rest]);
 }
 
 export async function getMessage(database: Database, messageId: string): Promise<Message | undefined> {
@@ -57,33 +75,24 @@ export async function findMessageBySeq(database: Database, spaceId: string, seq:
   return row ? toMessage(row) : undefined;
 }
 
-export async function updateMessageParts(
-  database: Database,
-  messageId: string,
-  changes: { parts: MessagePart[]; status: string; updatedAt: string },
-): Promise<void> {
-  await database.update(messages).set(changes).where(eq(messages.id, messageId));
-}
-
-/** Messages after `afterSeq`, oldest first. */
-export async function listMessages(database: Database, spaceId: string, afterSeq: number, limit: number): Promise<Message[]> {
+/** Messages with `afterSeq < seq < beforeSeq`, oldest first. */
+export async function listMessagesBetween(database: Database, spaceId: string, afterSeq: number, beforeSeq: number, limit: number): Promise<Message[]> {
   const rows = await database
     .select()
     .from(messages)
-    .where(and(eq(messages.spaceId, spaceId), gt(messages.seq, afterSeq)))
+    .where(and(eq(messages.spaceId, spaceId), gt(messages.seq, afterSeq), lt(messages.seq, beforeSeq)))
     .orderBy(asc(messages.seq))
     .limit(limit);
   return rows.map(toMessage);
 }
 
-/** The newest `limit` messages, oldest first (history for `enter_space`). */
-export async function listRecentMessages(database: Database, spaceId: string, limit: number, offset = 0): Promise<Message[]> {
+/** The newest `limit` messages with `seq < beforeSeq`, newest first. */
+export async function listMessagesBefore(database: Database, spaceId: string, beforeSeq: number, limit: number): Promise<Message[]> {
   const rows = await database
     .select()
     .from(messages)
-    .where(eq(messages.spaceId, spaceId))
+    .where(and(eq(messages.spaceId, spaceId), lt(messages.seq, beforeSeq)))
     .orderBy(desc(messages.seq))
-    .limit(limit)
-    .offset(offset);
-  return rows.reverse().map(toMessage);
+    .limit(limit);
+  return rows.map(toMessage);
 }

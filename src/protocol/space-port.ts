@@ -7,9 +7,28 @@
 import type { Message, MessagePart, NewMessage, ToolCallPart } from "./message";
 import type { SpaceEventInput } from "./space-event";
 
+/** A person's or a service's message, as the route hands it over (`principal`: how the caller signed in). */
+export type ChatMessageInput = {
+  id?: string;
+  speakerId: string;
+  principal: "secret" | "member";
+  text: string;
+  mentions: string[];
+  hop: number;
+  origin?: string;
+};
+
+export type ChatMessageResult = { ok: true; message: Message } | { ok: false; status: 400 | 403 | 404; code: string; message: string };
+
 export type SpacePort = {
-  /** Persists a message (D1 first), then broadcasts it; a message id already stored is returned as it is. */
+  /** Writes a message in the space (durable there before it is broadcast; D1 gets it shortly after); a message id already stored is returned as it is. */
   postMessage(input: NewMessage): Promise<Message>;
+  /** A person's or a service's message: checked against the members, posted, and delivered to the agents it wakes. */
+  postChatMessage(input: ChatMessageInput): Promise<ChatMessageResult>;
+  /** Messages after `afterSeq`, oldest first. */
+  readMessages(afterSeq: number, limit: number): Promise<Message[]>;
+  /** The newest `limit` messages after skipping the newest `offset`, oldest first. */
+  recentMessages(limit: number, offset?: number): Promise<Message[]>;
   /**
    * Changes one tool part of a message and broadcasts `space.message.updated` (nothing when nothing changes).
    * `addParts` are appended (an image the call made), each once: a part of the same type and call is not added again.

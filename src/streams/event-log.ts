@@ -74,6 +74,12 @@ export class EventLog implements StreamLog {
     return { frame, publicFrame, seq };
   }
 
+  /** Whether any message was ever logged here (the log was trimmed, or holds a `space.message`). */
+  hadMessages(): boolean {
+    if (this.sql.exec("SELECT 1 FROM event_meta WHERE key = 'last_seq'").toArray().length > 0) return true;
+    return this.sql.exec("SELECT 1 FROM event_log WHERE frame LIKE '%\"type\":\"space.message\"%' LIMIT 1").toArray().length > 0;
+  }
+
   /** Frames after `afterSeq`, oldest first, for a secret or public audience. */
   framesAfter(afterSeq: number, audience: "secret" | "public"): { seq: number; frame: string }[] {
     const rows = this.sql

@@ -52,5 +52,16 @@ export async function postMessage(spaceId: string, entityId: string, text: strin
     body: { text, entityId, ...(mentions ? { mentions } : {}) },
   });
   if (status !== 201) throw new Error(`postMessage: ${status} ${JSON.stringify(body)}`);
+  // The space object writes it to D1 shortly after (write-behind): tests that count D1 rows start from a settled state.
+  await messageInD1(body.id);
   return body;
+}
+
+/** Waits until D1 has the message (the space object's write-behind reached it). */
+export async function messageInD1(messageId: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await env.DB.prepare("SELECT 1 AS found FROM messages WHERE id = ?").bind(messageId).first())) {
+    if (Date.now() > deadline) throw new Error(`message ${messageId} did not reach D1 within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

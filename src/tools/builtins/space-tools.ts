@@ -8,7 +8,6 @@
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import type { ToolContext } from "../tool-context";
-import { listRecentMessages } from "../../db/messages";
 import { maxMentions, maxMessageChars, type Message } from "../../protocol/message";
 import { messageIdForCall } from "../engine/call-ids";
 import { failed, succeeded } from "../engine/tool-outcome";
@@ -70,7 +69,8 @@ export function createSpaceTools(context: ToolContext, order: SerialQueue) {
           return true;
         });
         if (!entered) return failed(`You are not a member of space "${spaceId}"`);
-        const history = await listRecentMessages(context.database, spaceId, historySize);
+        // From the space's object, behind everything this cycle sent there: the newest messages are there before D1 has them.
+        const history = await context.spaceEvents.ordered(spaceId).recentMessages(historySize);
         return succeeded({ spaceId, name: context.spaces.get(spaceId), recentMessages: history.map(compact) });
       },
     }),
@@ -119,7 +119,7 @@ export function createSpaceTools(context: ToolContext, order: SerialQueue) {
         const target = await order.run(() => spaceId ?? context.getActiveSpaceId());
         if (!target) return failed("No spaceId given and you are not in a space");
         if (!(await context.isMemberOf(target))) return failed(`You are not a member of space "${target}"`);
-        const messages = await listRecentMessages(context.database, target, limit ?? 20, offset ?? 0);
+        const messages = await context.spaceEvents.ordered(target).recentMessages(limit ?? 20, offset ?? 0);
         return succeeded({ spaceId: target, messages: messages.map(compact) });
       },
     }),
