@@ -225,6 +225,12 @@ export class AgentDO extends DurableObject<AppEnv> {
     void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
   }
 
+  /** Plans written by an import (not by a tool of a cycle): each gets its deadline, and the alarm follows. */
+  async plansImported(plans: PlanSchedule[]): Promise<void> {
+    this.#plansChanged(plans, []);
+    await this.#scheduleAlarm();
+  }
+
   /** Call statistics per tool (`GET /api/agents/:agentId/tool-stats`). */
   async toolStats(): Promise<AgentToolStats[]> {
     return this.#stats.read();

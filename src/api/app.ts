@@ -8,6 +8,7 @@ import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
 import { operatorRoutes } from "./operator";
+import { portableAgentRoutes } from "./portable-agents";
 import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
@@ -37,7 +38,7 @@ export function createApp() {
   app.use("/api/*", requestBody);
   app.use("/api/*", hopGuard);
   // The writes a client may retry (contract §4).
-  for (const path of ["/api/entities", "/api/agents", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results"]) {
+  for (const path of ["/api/entities", "/api/agents", "/api/agents/import", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results"]) {
     app.on("POST", path, idempotency);
   }
 
@@ -45,6 +46,7 @@ export function createApp() {
   app.route("/", discoveryRoutes);
   app.route("/", entityRoutes);
   app.route("/", agentRoutes);
+  app.route("/", portableAgentRoutes);
   app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
   app.route("/", spaceToolRoutes);
