@@ -155,10 +155,10 @@ export class AgentDO extends DurableObject<AppEnv> {
     return { eventId: id };
   }
 
-  /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it. */
-  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string): Promise<SubmitAnswer> {
+  /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it (`answerer`: the entity, when a token answered). */
+  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string, answerer?: string): Promise<SubmitAnswer> {
     this.#rememberOrigin(origin);
-    const answer = await this.#owner.submit(call, outcome);
+    const answer = await this.#owner.submit(call, outcome, answerer);
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduleAlarm();
     return answer;

@@ -847,6 +847,24 @@ export type components = {
             kind?: "approval";
             approves?: string;
             remindedAt?: string;
+            answeredBy?: components["schemas"]["CardAnsweredBy"];
+            answerer?: string;
+            escalatedTo?: string;
+            escalatedFrom?: string;
+            expiredAt?: string;
+        };
+        CardAnsweredBy: {
+            /** @enum {string} */
+            kind: "entities";
+            entityIds: string[];
+        } | {
+            /** @enum {string} */
+            kind: "roles";
+            roles: string[];
+        } | {
+            /** @enum {string} */
+            kind: "initiator";
+            entityId?: string;
         };
         ImagePart: {
             /**
@@ -1916,6 +1934,8 @@ export type components = {
             name: string;
             /** @description For an agent: its agent id */
             agentId?: string;
+            /** @description The member's role, when one is set (what `answeredBy: {roles}` checks) */
+            role?: string;
             joinedAt: string;
         };
         SendMessage: {
