@@ -4,6 +4,8 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** A secret configs may name (`${env.TOOL_API_TOKEN}` in a header), set in vitest.config.ts. */
+      TOOL_API_TOKEN: string;
     }
   }
 }

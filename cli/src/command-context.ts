@@ -14,6 +14,7 @@ export type Flags = {
   limit?: string;
   type?: string;
   "expires-in"?: string;
+  name?: string;
   help?: boolean;
 };
 

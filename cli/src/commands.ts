@@ -1,5 +1,7 @@
 /** The CLI's commands, each on the client SDK. */
-import type { Message, Switchboard, ToolCallPart } from "../../client/src/index";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { AgentDocument, Message, Switchboard, ToolCallPart } from "../../client/src/index";
 import { CommandContext, UsageError } from "./command-context";
 import { EventPrinter } from "./event-printer";
 import { requireDemo, requireVar, SetupError } from "./local-setup";
@@ -87,7 +89,11 @@ export const commands: Record<string, Command> = {
     context.table(rows, ["id", "name", "memberCount", "createdAt"]);
   },
 
-  async agents(context) {
+  async agents(context, positionals) {
+    const [action, argument] = positionals;
+    if (action === "export") return exportAgent(context, argument);
+    if (action === "import") return importAgent(context, argument);
+    if (action !== undefined) throw new UsageError(`Unknown agents command "${action}" (agents, agents export <AGENT>, agents import <FILE>)`);
     const rows = [];
     for await (const agent of context.admin().agents.all()) rows.push({ ...agent, model: [agent.model.provider, agent.model.name].filter(Boolean).join(" ") });
     context.table(rows, ["id", "entityId", "name", "model", "updatedAt"]);
@@ -131,6 +137,34 @@ export const commands: Record<string, Command> = {
     context.io.out(`${pageLink(context.setup.baseUrl, requireVar(context.setup, "GATEWAY_PUBLIC_KEY"), token, context.flags.space)}\n`);
   },
 };
+
+/** `agents export <AGENT>`: the portable document on stdout (redirect it to a file). */
+async function exportAgent(context: CommandContext, agentId: string | undefined): Promise<void> {
+  if (!agentId) throw new UsageError("agents export needs the agent id: switchboard agents export agt_… > agent.json");
+  const document = await context.admin().exportAgent(agentId);
+  context.io.out(`${JSON.stringify(document, null, 2)}\n`);
+}
+
+/** `agents import <FILE> [--name NAME]`: a new agent from an exported document. */
+async function importAgent(context: CommandContext, file: string | undefined): Promise<void> {
+  if (!file) throw new UsageError("agents import needs the document's file: switchboard agents import agent.json");
+  let text: string;
+  try {
+    text = readFileSync(resolve(context.io.cwd, file), "utf8");
+  } catch (error) {
+    throw new SetupError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  let document: AgentDocument;
+  try {
+    document = JSON.parse(text) as AgentDocument;
+  } catch (error) {
+    throw new SetupError(`${file} is not JSON (${(error as Error).message}); give a file \`switchboard agents export\` wrote`);
+  }
+  // The gateway checks the document whole (a 400 lists every problem with its path); the CLI only reads the file.
+  const agent = await context.admin().importAgent(document, { name: context.flags.name });
+  if (context.flags.json) return context.json(agent);
+  context.io.out(`imported ${agent.id} (entity ${agent.entityId}) as "${agent.name}"\n`);
+}
 
 /** The live page's sign-in link: credentials in the fragment, which never reaches a server. */
 export function pageLink(baseUrl: string, publicKey: string, token: string, spaceId?: string): string {

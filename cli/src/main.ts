@@ -17,6 +17,8 @@ const usage = `switchboard — talk to a Switchboard gateway (defaults: the loca
   switchboard answer <callId> <json>                   answer one (a space tool's card, an external call)
   switchboard spaces [--as ENTITY]                     every space (or the spaces of ENTITY)
   switchboard agents                                   every agent, with both of its ids
+  switchboard agents export <AGENT> > agent.json       the agent as one portable document (config, goals, memories, plans, notes)
+  switchboard agents import <FILE> [--name NAME]       a new agent from such a document (here or on another gateway)
   switchboard entities [--type human|agent|service]
   switchboard runs [AGENT] [--limit N]                 an agent's runs with status and error (default: the demo agent)
   switchboard token <ENTITY> [--expires-in 1h]         a JWT for ENTITY (signed with JWT_SECRET)
@@ -50,6 +52,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         limit: { type: "string" },
         type: { type: "string" },
         "expires-in": { type: "string" },
+        name: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

@@ -11,6 +11,7 @@ const idempotentPosts = [
   /^\/api\/entities$/,
   /^\/api\/spaces$/,
   /^\/api\/agents$/,
+  /^\/api\/agents\/import$/,
   /^\/api\/spaces\/[^/]+\/messages$/,
   /^\/api\/agents\/[^/]+\/inbox$/,
   /^\/api\/runs\/[^/]+\/tool-results$/,

@@ -13,7 +13,7 @@ import { ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-
 import { LiveSpace, type OpenSpaceOptions } from "./live-space";
 import { retryingFetch, type RetryOptions } from "./retrying-fetch";
 import { SwitchboardError } from "./switchboard-error";
-import type { AgentConfig, AgentEvent, PendingToolCall, SpaceEvent, paths } from "./types";
+import type { AgentConfig, AgentDocument, AgentEvent, PendingToolCall, SpaceEvent, paths } from "./types";
 import { createWebhookHandler, type WebhookHandlerOptions } from "./webhooks";
 
 type TokenSource = string | (() => string | Promise<string>);
@@ -135,6 +135,30 @@ export class Switchboard {
         this.raw.POST("/api/agents/{agentId}/inbox", { params: { path: { agentId } }, body: { type: "external", data } }),
       ),
   };
+
+  /**
+   * The agent as one portable document (secret key): config (secrets by name
+   * only), goals, memories, plans and notes. Save it as JSON; `importAgent`
+   * takes it back, here or on another gateway.
+   */
+  exportAgent(agentId: string): Promise<AgentDocument> {
+    return this.#call(`GET /api/agents/${agentId}/export`, () => this.raw.GET("/api/agents/{agentId}/export", { params: { path: { agentId } } }));
+  }
+
+  /**
+   * A new agent from an exported document (secret key), checked whole before
+   * anything is written. `name` renames it. Retried safely: one
+   * Idempotency-Key for all attempts of this call (or yours, `idempotencyKey`).
+   */
+  importAgent(document: AgentDocument, options: { name?: string; idempotencyKey?: string } = {}) {
+    return this.#call("POST /api/agents/import", () =>
+      this.raw.POST("/api/agents/import", {
+        params: { query: options.name === undefined ? {} : { name: options.name } },
+        body: document,
+        ...(options.idempotencyKey !== undefined && { headers: { "idempotency-key": options.idempotencyKey } }),
+      }),
+    );
+  }
 
   // ---------------------------------------------------------------- spaces
 

@@ -26,6 +26,8 @@ export type Me = Schemas["Me"];
 export type Run = Schemas["Run"];
 export type AgentConfig = Schemas["AgentConfig"];
 export type ToolConfig = Schemas["ToolConfig"];
+/** A portable agent: what `exportAgent` gives and `importAgent` takes. */
+export type AgentDocument = Schemas["AgentDocument"];
 
 /** One space event of a given type, e.g. `SpaceEventOf<"tool.started">`. */
 export type SpaceEventOf<T extends SpaceEvent["type"]> = Extract<SpaceEvent, { type: T }>;

@@ -168,10 +168,10 @@ export class AgentDO extends DurableObject<AppEnv> {
     return { eventId: id };
   }
 
-  /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it. */
-  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string): Promise<SubmitAnswer> {
+  /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it (`answerer`: the entity, when a token answered). */
+  async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string, answerer?: string): Promise<SubmitAnswer> {
     this.#rememberOrigin(origin);
-    const answer = await this.#owner.submit(call, outcome);
+    const answer = await this.#owner.submit(call, outcome, answerer);
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduleAlarm();
     return answer;
@@ -241,6 +241,12 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#storage.delete("scripted_turn");
     this.#cache.clear();
     void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
+  }
+
+  /** Plans written by an import (not by a tool of a cycle): each gets its deadline, and the alarm follows. */
+  async plansImported(plans: PlanSchedule[]): Promise<void> {
+    this.#plansChanged(plans, []);
+    await this.#scheduleAlarm();
   }
 
   /** Call statistics per tool (`GET /api/agents/:agentId/tool-stats`). */

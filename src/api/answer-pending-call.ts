@@ -26,7 +26,10 @@ export async function answerPendingCall(c: ApiContext, call: PendingCall, submis
   let answer: SubmitAnswer | undefined = settledAnswer(call, result);
   if (!answer) {
     try {
-      answer = await agentStub(c.env, call.agentId).submitToolResult(call, submission, new URL(c.req.url).origin);
+      const principal = c.get("principal");
+      // A person or service answering with a token is named on the card; the secret key and callback URLs act as no one.
+      const answerer = principal.kind === "entity" ? principal.entityId : undefined;
+      answer = await agentStub(c.env, call.agentId).submitToolResult(call, submission, new URL(c.req.url).origin, answerer);
     } catch (error) {
       console.error("the agent could not take a tool result", call.toolCallId, error);
       // Accepted after all if D1 has it (the agent staged it first and will deliver it); otherwise nothing changed.

@@ -9,6 +9,7 @@ import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
 import { operatorRoutes } from "./operator";
 import { webhookRoutes } from "./webhooks";
+import { portableAgentRoutes } from "./portable-agents";
 import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
@@ -38,7 +39,7 @@ export function createApp() {
   app.use("/api/*", requestBody);
   app.use("/api/*", hopGuard);
   // The writes a client may retry (contract §4).
-  for (const path of ["/api/entities", "/api/agents", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results"]) {
+  for (const path of ["/api/entities", "/api/agents", "/api/agents/import", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results", "/api/webhooks"]) {
     app.on("POST", path, idempotency);
   }
 
@@ -46,6 +47,7 @@ export function createApp() {
   app.route("/", discoveryRoutes);
   app.route("/", entityRoutes);
   app.route("/", agentRoutes);
+  app.route("/", portableAgentRoutes);
   app.route("/", agentActivityRoutes);
   app.route("/", spaceRoutes);
   app.route("/", spaceToolRoutes);

@@ -11,14 +11,15 @@ import type { Database } from "../db/client";
 import { agents } from "../db/schema";
 import { validationError } from "./context";
 
-export async function checkSubagents(config: AgentConfig, database: Database): Promise<void> {
+/** `at` is where the config sits in the request body, for the paths of the problems. */
+export async function checkSubagents(config: AgentConfig, database: Database, at: (string | number)[] = ["config"]): Promise<void> {
   const wanted: { agentId: string; path: (string | number)[] }[] = [];
   config.tools.forEach((tool, index) => {
-    if (tool.executionType === "agent") wanted.push({ agentId: tool.execution.agentId, path: ["config", "tools", index, "execution", "agentId"] });
+    if (tool.executionType === "agent") wanted.push({ agentId: tool.execution.agentId, path: [...at, "tools", index, "execution", "agentId"] });
   });
   (config.providers ?? []).forEach((provider, index) => {
     if (provider.type !== "agents") return;
-    provider.agents.forEach((agent, agentIndex) => wanted.push({ agentId: agent.agentId, path: ["config", "providers", index, "agents", agentIndex, "agentId"] }));
+    provider.agents.forEach((agent, agentIndex) => wanted.push({ agentId: agent.agentId, path: [...at, "providers", index, "agents", agentIndex, "agentId"] }));
   });
   if (wanted.length === 0) return;
   const ids = [...new Set(wanted.map((entry) => entry.agentId))];

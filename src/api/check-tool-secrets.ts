@@ -14,7 +14,8 @@ import { validationError } from "./context";
 
 type Issue = { path: (string | number)[]; message: string };
 
-export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
+/** `at` is where the config sits in the request body (`config` of POST /api/agents, `document.agent.config` of an import). */
+export function checkToolSecrets(config: AgentConfig, env: AppEnv, at: (string | number)[] = ["config"]): void {
   const policy = urlPolicyOf(env);
   const issues: Issue[] = [];
   const checkUrl = (url: string | undefined, path: (string | number)[]) => {
@@ -23,10 +24,10 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
   };
 
   const model = config.model;
-  if (model.provider !== "scripted" && model.provider !== "workers-ai") checkUrl(model.baseURL, ["config", "model", "baseURL"]);
+  if (model.provider !== "scripted" && model.provider !== "workers-ai") checkUrl(model.baseURL, [...at, "model", "baseURL"]);
   if (model.provider !== "scripted" && model.apiKeyEnv !== undefined) {
     const problem = secretNameProblem(model.apiKeyEnv, env, { mustBeSet: false });
-    if (problem !== undefined) issues.push({ path: ["config", "model", "apiKeyEnv"], message: problem });
+    if (problem !== undefined) issues.push({ path: [...at, "model", "apiKeyEnv"], message: problem });
   }
   const checkImageModel = (image: ImageModelConfig | undefined, path: (string | number)[]) => {
     if (image?.provider !== "openai") return;
@@ -35,9 +36,9 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
     const problem = secretNameProblem(image.apiKeyEnv, env, { mustBeSet: false });
     if (problem !== undefined) issues.push({ path: [...path, "apiKeyEnv"], message: problem });
   };
-  checkImageModel(config.images, ["config", "images"]);
+  checkImageModel(config.images, [...at, "images"]);
   config.tools.forEach((tool, index) => {
-    const path = ["config", "tools", index, "execution"];
+    const path = [...at, "tools", index, "execution"];
     if (tool.executionType === "image-generator") checkImageModel(tool.execution, path);
     else if (tool.executionType === "gateway") {
       for (const problem of checkGatewayConfig(tool.execution, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
@@ -46,13 +47,13 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv): void {
     }
   });
   (config.mcp?.servers ?? []).forEach((server, index) => {
-    const path = ["config", "mcp", "servers", index];
+    const path = [...at, "mcp", "servers", index];
     checkUrl(server.url, [...path, "url"]);
     for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
   });
   (config.providers ?? []).forEach((provider, index) => {
     if (provider.type !== "openapi") return;
-    const path = ["config", "providers", index];
+    const path = [...at, "providers", index];
     if ("url" in provider.spec) checkUrl(provider.spec.url, [...path, "spec", "url"]);
     checkUrl(provider.baseUrl, [...path, "baseUrl"]);
     for (const problem of checkHeaderSecrets(provider.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });

@@ -21,6 +21,8 @@ export const operationNames: Record<string, OperationName> = {
   "get /api/agents/{agentId}": { operationId: "getAgent", summary: "Get an agent and its config" },
   "put /api/agents/{agentId}": { operationId: "replaceAgentConfig", summary: "Replace an agent's config" },
   "delete /api/agents/{agentId}": { operationId: "deleteAgent", summary: "Delete an agent" },
+  "get /api/agents/{agentId}/export": { operationId: "exportAgent", summary: "Export an agent as a portable document" },
+  "post /api/agents/import": { operationId: "importAgent", summary: "Create an agent from an exported document" },
   "get /api/agents/{agentId}/runs": { operationId: "listAgentRuns", summary: "List an agent's runs" },
   "get /api/agents/{agentId}/pending-tool-calls": { operationId: "listPendingToolCalls", summary: "List an agent's pending tool calls" },
   "get /api/agents/{agentId}/goals": { operationId: "listAgentGoals", summary: "List an agent's goals" },

@@ -6,6 +6,7 @@
  * buffered whole; the bytes read are handed on to the route's zod validator.
  */
 import type { MiddlewareHandler } from "hono";
+import { maxDocumentBytes } from "../agents/agent-document";
 import { ApiError } from "../errors";
 import { parseJsonSafely } from "../json";
 import type { ApiEnv } from "./context";
@@ -13,18 +14,24 @@ import type { ApiEnv } from "./context";
 /** Bodies above this many bytes are refused with 413 (agent configs are the largest). */
 export const maxBodyBytes = 256 * 1024;
 
+/** An imported agent document carries notes too: that one route reads more. */
+function bodyLimitOf(method: string, path: string): number {
+  return method === "POST" && path === "/api/agents/import" ? maxDocumentBytes : maxBodyBytes;
+}
+
 /** The media types the routes' validators accept (the same rule as @hono/zod-openapi's). */
 const jsonMediaType = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 export const requestBody: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
+  const limit = bodyLimitOf(method, c.req.path);
   const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > maxBodyBytes) throw tooLarge();
+  if (declared > limit) throw tooLarge(limit);
   if (!jsonMediaType.test(c.req.header("content-type") ?? "")) {
     throw new ApiError(415, "unsupported_media_type", "Send the body as JSON with Content-Type: application/json");
   }
-  const text = await readLimitedText(c.req.raw.body);
+  const text = await readLimitedText(c.req.raw.body, limit);
   if (text.trim() === "") throw new ApiError(400, "invalid_json", "The body is empty; send a JSON object");
   const parsed = parseJsonSafely(text);
   if (!parsed.ok) throw new ApiError(400, parsed.code, parsed.message);
@@ -35,7 +42,7 @@ export const requestBody: MiddlewareHandler<ApiEnv> = async (c, next) => {
   return next();
 };
 
-async function readLimitedText(body: ReadableStream<Uint8Array> | null): Promise<string> {
+async function readLimitedText(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
   if (body === null) return "";
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -46,9 +53,9 @@ async function readLimitedText(body: ReadableStream<Uint8Array> | null): Promise
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > maxBodyBytes) {
+      if (total > limit) {
         void reader.cancel().catch(() => undefined);
-        throw tooLarge();
+        throw tooLarge(limit);
       }
       text += decoder.decode(value, { stream: true });
     }
@@ -59,6 +66,6 @@ async function readLimitedText(body: ReadableStream<Uint8Array> | null): Promise
   return text + decoder.decode();
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, "payload_too_large", `Bodies are limited to ${maxBodyBytes} bytes`);
+function tooLarge(limit: number): ApiError {
+  return new ApiError(413, "payload_too_large", `Bodies are limited to ${limit} bytes`);
 }

@@ -19,6 +19,7 @@ const SpaceMember = z
     type: z.enum(["human", "agent", "service"]),
     name: z.string(),
     agentId: z.string().optional().openapi({ description: "For an agent: its agent id" }),
+    role: z.string().optional().openapi({ description: "The member's role, when one is set (what `answeredBy: {roles}` checks)" }),
     joinedAt: z.string(),
   })
   .openapi("SpaceMember");
@@ -40,12 +41,12 @@ export const spaceMemberRoutes = createRouter().openapi(
     const database = getDatabase(c.env.DB);
     if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
     const rows = await database
-      .select({ id: entities.id, type: entities.type, name: entities.name, agentId: agents.id, joinedAt: members.joinedAt })
+      .select({ id: entities.id, type: entities.type, name: entities.name, agentId: agents.id, role: members.role, joinedAt: members.joinedAt })
       .from(members)
       .innerJoin(entities, eq(members.entityId, entities.id))
       .leftJoin(agents, eq(agents.entityId, entities.id))
       .where(eq(members.spaceId, spaceId))
       .orderBy(members.joinedAt, entities.id);
-    return c.json({ members: rows.map(({ agentId, ...member }) => (agentId ? { ...member, agentId } : member)) }, 200);
+    return c.json({ members: rows.map(({ agentId, role, ...member }) => ({ ...member, ...(agentId && { agentId }), ...(role && { role }) })) }, 200);
   },
 );

@@ -10,20 +10,20 @@ import { chunked } from "../db/chunked";
 import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
+/** What a goal is, without its id (the rule set_goals and an imported agent document share). */
+export const GoalFields = z
+  .object({
+    description: z.string().min(1).max(2000),
+    priority: z.number().int().min(0).max(100).optional().describe("Higher is more important"),
+    isLongTerm: z.boolean().optional(),
+    isCompleted: z.boolean().optional(),
+  })
+  .strict();
+
 export const SetGoalsInput = z
   .object({
     goals: z
-      .array(
-        z
-          .object({
-            id: z.string().optional().describe("Give the id of an existing goal to update it; omit to create a new goal"),
-            description: z.string().min(1).max(2000),
-            priority: z.number().int().min(0).max(100).optional().describe("Higher is more important"),
-            isLongTerm: z.boolean().optional(),
-            isCompleted: z.boolean().optional(),
-          })
-          .strict(),
-      )
+      .array(z.object({ id: z.string().optional().describe("Give the id of an existing goal to update it; omit to create a new goal"), ...GoalFields.shape }).strict())
       .min(1)
       .max(50),
   })

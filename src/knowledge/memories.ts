@@ -9,21 +9,15 @@ import { chunked } from "../db/chunked";
 import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 
-export const SetMemoriesInput = z
+/** One memory (the rule set_memories and an imported agent document share). */
+export const MemoryInput = z
   .object({
-    memories: z
-      .array(
-        z
-          .object({
-            key: z.string().min(1).max(200).describe("A short name; setting an existing key replaces its value"),
-            value: z.string().min(1).max(10_000),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(50),
+    key: z.string().min(1).max(200).describe("A short name; setting an existing key replaces its value"),
+    value: z.string().min(1).max(10_000),
   })
   .strict();
+
+export const SetMemoriesInput = z.object({ memories: z.array(MemoryInput).min(1).max(50) }).strict();
 
 export const DeleteMemoriesInput = z.object({ keys: z.array(z.string()).min(1).max(100) }).strict();
 

@@ -12,32 +12,35 @@ import { createId } from "../ids";
 import type { KnowledgeContext } from "./knowledge-context";
 import { checkCron, checkTimezone, nextRunAt, runAtMoment } from "./plan-schedule";
 
-const PlanInput = z
-  .object({
-    name: z.string().min(1).max(100).describe("Unique per agent; setting an existing name replaces that plan"),
-    instruction: z.string().min(1).max(4000).describe("What to do when the plan is due"),
-    runAt: z.iso
-      .datetime({ offset: true, local: true })
-      .optional()
-      .describe("Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`"),
-    cron: z.string().min(1).max(100).optional().describe('Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5"'),
-    everySeconds: z.number().int().min(10).max(365 * 24 * 3600).optional().describe("Run every N seconds"),
-    timezone: z.string().min(1).max(64).optional().describe('IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC)'),
-  })
-  .strict()
-  .superRefine((plan, context) => {
-    const schedules = [plan.runAt, plan.cron, plan.everySeconds].filter((value) => value !== undefined).length;
-    if (schedules !== 1) context.addIssue({ code: "custom", message: "Give exactly one of runAt, cron or everySeconds" });
-    const zoneProblem = plan.timezone === undefined ? undefined : checkTimezone(plan.timezone);
-    if (zoneProblem) context.addIssue({ code: "custom", path: ["timezone"], message: zoneProblem });
-    if (plan.cron !== undefined && !zoneProblem) {
-      const problem = checkCron(plan.cron, plan.timezone);
-      if (problem) context.addIssue({ code: "custom", path: ["cron"], message: problem });
-    }
-    if (plan.runAt !== undefined && !zoneProblem && Number.isNaN(runAtMoment(plan.runAt, plan.timezone))) {
-      context.addIssue({ code: "custom", path: ["runAt"], message: "Not a time that exists" });
-    }
-  });
+/** A plan's fields, before the timing rule (an imported agent document adds one of its own). */
+export const PlanFields = z.object({
+  name: z.string().min(1).max(100).describe("Unique per agent; setting an existing name replaces that plan"),
+  instruction: z.string().min(1).max(4000).describe("What to do when the plan is due"),
+  runAt: z.iso
+    .datetime({ offset: true, local: true })
+    .optional()
+    .describe("Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`"),
+  cron: z.string().min(1).max(100).optional().describe('Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5"'),
+  everySeconds: z.number().int().min(10).max(365 * 24 * 3600).optional().describe("Run every N seconds"),
+  timezone: z.string().min(1).max(64).optional().describe('IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC)'),
+});
+
+/** The timing rule every plan follows: exactly one schedule, a known zone, a cron that runs, a runAt that exists. */
+export function checkPlanTiming(plan: z.infer<typeof PlanFields>, context: z.RefinementCtx): void {
+  const schedules = [plan.runAt, plan.cron, plan.everySeconds].filter((value) => value !== undefined).length;
+  if (schedules !== 1) context.addIssue({ code: "custom", message: "Give exactly one of runAt, cron or everySeconds" });
+  const zoneProblem = plan.timezone === undefined ? undefined : checkTimezone(plan.timezone);
+  if (zoneProblem) context.addIssue({ code: "custom", path: ["timezone"], message: zoneProblem });
+  if (plan.cron !== undefined && !zoneProblem) {
+    const problem = checkCron(plan.cron, plan.timezone);
+    if (problem) context.addIssue({ code: "custom", path: ["cron"], message: problem });
+  }
+  if (plan.runAt !== undefined && !zoneProblem && Number.isNaN(runAtMoment(plan.runAt, plan.timezone))) {
+    context.addIssue({ code: "custom", path: ["runAt"], message: "Not a time that exists" });
+  }
+}
+
+const PlanInput = PlanFields.strict().superRefine(checkPlanTiming);
 
 export const SetPlansInput = z.object({ plans: z.array(PlanInput).min(1).max(20) }).strict();
 export const DeletePlansInput = z.object({ names: z.array(z.string()).min(1).max(100) }).strict();

@@ -11,6 +11,22 @@ import { z } from "@hono/zod-openapi";
 export const maxMessageChars = 32_000;
 export const maxMentions = 50;
 
+/**
+ * Who may answer a card, as a UI needs it to decide whether to offer the
+ * answer or show the card read-only: listed entities, members with a role, or
+ * the person whose message started the run (`entityId`; absent when no
+ * person's message did: then only the secret key). No field: any member of
+ * the space. The gateway still decides each answer (403 with a reason).
+ */
+export const CardAnsweredBy = z
+  .discriminatedUnion("kind", [
+    z.object({ kind: z.literal("entities"), entityIds: z.array(z.string()) }),
+    z.object({ kind: z.literal("roles"), roles: z.array(z.string()) }),
+    z.object({ kind: z.literal("initiator"), entityId: z.string().optional() }),
+  ])
+  .openapi("CardAnsweredBy");
+export type CardAnsweredBy = z.infer<typeof CardAnsweredBy>;
+
 export const ToolCallPart = z
   .object({
     type: z.literal("tool_call"),
@@ -28,6 +44,16 @@ export const ToolCallPart = z
     approves: z.string().optional(),
     /** When the card was last brought up again before its deadline. */
     remindedAt: z.string().optional(),
+    /** Who may answer (a waiting card with `answeredBy` narrower than the space's members). */
+    answeredBy: CardAnsweredBy.optional(),
+    /** The entity that answered, when a person or service answered with a token. */
+    answerer: z.string().optional(),
+    /** Nobody answered in time: the card moved to this space (this card ends with an error). */
+    escalatedTo: z.string().optional(),
+    /** This card was moved here, unanswered, from that space. */
+    escalatedFrom: z.string().optional(),
+    /** When the call expired without an answer. */
+    expiredAt: z.string().optional(),
   })
   .openapi("ToolCallPart");
 
@@ -79,7 +105,20 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     const { displayMode: _displayMode, ...rest } = part;
     return rest;
   }
-  return { type: part.type, toolCallId: part.toolCallId, toolName: part.toolName, status: part.status };
+  // Who may answer and what became of the card say nothing of the tool's data: a UI needs them to draw it.
+  const { type, toolCallId, toolName, status, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt } = part;
+  return {
+    type,
+    toolCallId,
+    toolName,
+    status,
+    ...(answeredBy && { answeredBy }),
+    ...(answerer && { answerer }),
+    ...(remindedAt && { remindedAt }),
+    ...(escalatedTo && { escalatedTo }),
+    ...(escalatedFrom && { escalatedFrom }),
+    ...(expiredAt && { expiredAt }),
+  };
 }
 
 /** The message as a public-key client may see it (a minimal tool's image is left out). */

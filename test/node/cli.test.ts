@@ -149,6 +149,41 @@ describe("switchboard CLI", () => {
     expect(runs.out).toMatch(/run_\w+\s+failed\s+.*OPENAI_API_KEY/);
   });
 
+  it("agents export > file, then agents import file: a new agent with the same config, goals and memories", async () => {
+    const source = await admin.agents.create({ agent: { name: "Portable" }, model: { provider: "scripted", turns: [] }, tools: [askTool] } as never);
+    // The SDK's pair: a copy with goals and memories added to the document.
+    const seeded = await admin.importAgent(
+      { ...(await admin.exportAgent(source.id)), goals: [{ description: "Travel light", priority: 5 }], memories: [{ key: "home", value: "Lyon" }] },
+      { name: "Portable seed" },
+    );
+    expect(seeded.name).toBe("Portable seed");
+    const exported = await cli(withKeys(["agents", "export", seeded.id]));
+    expect(exported).toMatchObject({ code: 0, err: "" });
+    const document = JSON.parse(exported.out);
+    expect(document).toMatchObject({ format: "switchboard.agent", version: 1, goals: [{ description: "Travel light", priority: 5 }], memories: [{ key: "home", value: "Lyon" }] });
+    const file = join(mkdtempSync(join(tmpdir(), "switchboard-export-")), "agent.json");
+    writeFileSync(file, exported.out);
+
+    const imported = await cli(withKeys(["agents", "import", file, "--name", "Portable copy"]));
+    expect(imported.code, imported.err).toBe(0);
+    const [, id, entityId] = /^imported (agt_\w+) \(entity (ent_\w+)\) as "Portable copy"\n$/.exec(imported.out) ?? [];
+    expect(id).toBeDefined();
+    const copy = await admin.agents.get(id);
+    expect(copy).toMatchObject({ id, entityId, name: "Portable copy" });
+    expect(copy.config.tools).toEqual(document.agent.config.tools);
+    expect((await admin.agents.goals(id)).goals).toMatchObject([{ description: "Travel light", priority: 5 }]);
+    expect((await admin.agents.memories(id)).memories).toMatchObject([{ key: "home", value: "Lyon" }]);
+
+    writeFileSync(file, JSON.stringify({ ...document, version: 2, notes: [{ path: "../escape.md", content: "x" }] }));
+    const refused = await cli(withKeys(["agents", "import", file]));
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("validation_error");
+    expect(refused.err).toContain("- document.version:");
+    expect(refused.err).toContain("- document.notes.0.path:");
+    const missing = await cli(withKeys(["agents", "export"]));
+    expect(missing.code).toBe(2);
+  });
+
   it("token and link make credentials the gateway accepts", async () => {
     const token = await cli(withKeys(["token", world.personId, "--expires-in", "10m"]));
     expect(token.code).toBe(0);

@@ -116,12 +116,17 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
   const space = me.spaces.find((candidate) => candidate.id === spaceId);
   const members = new Map<string, SpaceMember>();
   let tools: SpaceTool[] = [];
+  let revision = 0;
   const view = new TimelineView({
     me: me.entity.id,
     members,
     get tools() {
       return tools;
     },
+    get revision() {
+      return revision;
+    },
+    spaceNameOf: (id) => me.spaces.find((candidate) => candidate.id === id)?.name ?? id,
     answer: async (_message, toolCallId, result) => {
       const runId = live.state.runOf(toolCallId);
       if (!runId) throw new Error("This card does not say which run it belongs to; reload the page");
@@ -177,6 +182,7 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
     members.clear();
     for (const member of memberList.members) members.set(member.id, member);
     tools = toolList.tools;
+    revision += 1;
     render();
   };
 

@@ -7,11 +7,15 @@
 import type { SpaceMember, SpaceState, SpaceTool, TimelineItem, TimelineMessage } from "../../client/src/index";
 import { h } from "./dom";
 import { toolCard } from "./tool-cards";
+import { answerPermission } from "./who-may-answer";
 
 export type TimelineContext = {
   me: string;
   members: Map<string, SpaceMember>;
   tools: SpaceTool[];
+  /** Goes up when members (names, roles) or tools were read again: cards that depend on them are redrawn. */
+  revision: number;
+  spaceNameOf(spaceId: string): string;
   answer(message: TimelineMessage, toolCallId: string, result: unknown): Promise<void>;
 };
 
@@ -62,7 +66,8 @@ export class TimelineView {
 
   #signature(item: TimelineItem): string {
     if (item.kind === "run_failed") return `${item.failure.error}|${this.nameOf(item.failure.agentEntityId)}`;
-    return `${JSON.stringify(item.message)}|${this.nameOf(item.message.entityId)}`;
+    const cards = item.message.parts?.some((part) => part.type === "tool_call") ? `|${this.context.revision}` : "";
+    return `${JSON.stringify(item.message)}|${this.nameOf(item.message.entityId)}${cards}`;
   }
 
   #draw(item: TimelineItem): HTMLElement {
@@ -94,6 +99,9 @@ export class TimelineView {
                 message,
                 tool: this.context.tools.find((tool) => tool.name === part.toolName && tool.agentEntityId === message.entityId),
                 agentName: this.nameOf(message.entityId),
+                permission: answerPermission(part, { entityId: this.context.me, members: this.context.members }),
+                nameOf: (entityId) => (entityId === this.context.me ? `${this.nameOf(entityId)} (you)` : this.nameOf(entityId)),
+                spaceNameOf: (spaceId) => this.context.spaceNameOf(spaceId),
                 answer: (result) => this.context.answer(message, part.toolCallId, result),
               }),
         ),

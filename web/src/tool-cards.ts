@@ -4,24 +4,17 @@
  * gets the generic card, which shows the streamed arguments, the result or
  * the error, and for a call waiting on a person (`requires_action`) a form
  * generated from the tool's `resultSchema` (a one-field reply when it has none).
+ * A card the signed-in person may not answer (its `answeredBy`) is read-only
+ * and says who may. Approval cards have their own component (`approval-card.ts`).
  * `minimal` tools arrive without arguments or results, and show none.
  */
-import type { SpaceTool, TimelineMessage, ToolCallPart } from "../../client/src/index";
-import { h, pretty } from "./dom";
+import type { SpaceTool, ToolCallPart } from "../../client/src/index";
+import { approvalBadge, approvalCard } from "./approval-card";
+import { argumentsBlock, cardNotes, resultBlock, type ToolCardContext, type ToolComponent } from "./card-context";
+import { h } from "./dom";
 import { defaultAnswerSchema, schemaForm, type JsonSchema } from "./schema-form";
 
-export type ToolCardContext = {
-  part: ToolCallPart;
-  message: TimelineMessage;
-  /** The tool's configuration as `GET /api/spaces/:id/tools` gives it, when known. */
-  tool?: SpaceTool;
-  agentName: string;
-  /** Answers the call as the signed-in person; rejects with the gateway's error. */
-  answer(result: unknown): Promise<void>;
-};
-
-/** Draws the body of a card (the frame with name and status is drawn around it). */
-export type ToolComponent = (context: ToolCardContext) => HTMLElement;
+export type { ToolCardContext, ToolComponent };
 
 const registry = new Map<string, ToolComponent>();
 
@@ -30,7 +23,9 @@ export function registerToolComponent(key: string, component: ToolComponent): vo
   registry.set(key, component);
 }
 
+/** An approval is drawn as one whatever its tool; then `display.customUI`, then the tool's name, then the generic card. */
 export function componentFor(part: ToolCallPart, tool?: SpaceTool): ToolComponent {
+  if (part.kind === "approval") return approvalCard;
   const customUI = part.customUI ?? tool?.display.customUI;
   return (customUI && registry.get(customUI)) || registry.get(part.toolName) || genericToolCard;
 }
@@ -46,32 +41,28 @@ const statusText: Record<ToolCallPart["status"], string> = {
 export function toolCard(context: ToolCardContext): HTMLElement {
   const { part, message } = context;
   const body = componentFor(part, context.tool)(context);
+  const approval = part.kind === "approval";
+  const waitingForOthers = part.status === "requires_action" && !context.permission.ok;
+  const badge = message.draft ? "streaming…" : approval ? approvalBadge(context) : waitingForOthers ? "waiting for an answer" : statusText[part.status];
   return h(
     "article",
-    { class: `tool-card status-${part.status}${message.draft ? " streaming" : ""}`, "data-tool-call-id": part.toolCallId, "data-tool-name": part.toolName, "data-status": part.status },
+    {
+      class: `tool-card status-${part.status}${message.draft ? " streaming" : ""}${approval ? ` approval-card approval-${badge.replaceAll(" ", "-")}` : ""}${waitingForOthers ? " read-only" : ""}`,
+      "data-tool-call-id": part.toolCallId,
+      "data-tool-name": part.toolName,
+      "data-status": part.status,
+      "data-kind": part.kind,
+      "data-can-answer": part.status === "requires_action" ? String(context.permission.ok) : undefined,
+    },
     h(
       "header",
       {},
-      h("span", { class: "tool-name" }, "⚙ ", part.toolName),
+      h("span", { class: "tool-name" }, approval ? "☑ " : "⚙ ", part.toolName),
       h("span", { class: "tool-agent" }, ` · ${context.agentName}`),
-      h("span", { class: `badge badge-${part.status}` }, message.draft ? "streaming…" : statusText[part.status]),
+      h("span", { class: `badge badge-${part.status}${approval ? ` badge-${badge.replaceAll(" ", "-")}` : ""}` }, badge),
     ),
     body,
   );
-}
-
-function argumentsBlock(part: ToolCallPart, streaming: boolean): HTMLElement | null {
-  if (part.args === undefined) return null;
-  return h("div", { class: "tool-args" }, h("div", { class: "caption" }, streaming ? "arguments (streaming)" : "arguments"), h("pre", {}, pretty(part.args), streaming ? h("span", { class: "cursor" }, "▍") : null));
-}
-
-function resultBlock(part: ToolCallPart): HTMLElement | null {
-  if (part.result === undefined || part.status === "running" || part.status === "requires_action") return null;
-  const error = typeof part.result === "object" && part.result !== null && "error" in part.result ? (part.result as { error: unknown }).error : undefined;
-  if (part.status === "error" || error !== undefined) {
-    return h("div", { class: "tool-error" }, h("div", { class: "caption" }, "error"), h("pre", {}, pretty(error ?? part.result)));
-  }
-  return h("div", { class: "tool-result" }, h("div", { class: "caption" }, "result"), h("pre", {}, pretty(part.result)));
 }
 
 /** A form that answers the call, with Send and Decline, and the gateway's refusal shown if any. */
@@ -117,12 +108,13 @@ export function answerForm(context: ToolCardContext, schema: JsonSchema): HTMLEl
 /** The fallback card for any tool. */
 export function genericToolCard(context: ToolCardContext): HTMLElement {
   const { part, message, tool } = context;
-  const waiting = part.status === "requires_action" && !message.draft;
+  const waiting = part.status === "requires_action" && !message.draft && context.permission.ok;
   return h(
     "div",
     { class: "tool-body" },
     argumentsBlock(part, message.draft === true),
     resultBlock(part),
+    cardNotes(context),
     waiting ? answerForm(context, (tool?.resultSchema as JsonSchema | undefined) ?? defaultAnswerSchema) : null,
   );
 }
@@ -134,7 +126,9 @@ registerToolComponent("ConfirmButtons", (context) => {
   const { part } = context;
   const question = typeof part.args === "object" && part.args !== null && "question" in part.args ? String((part.args as { question: unknown }).question) : undefined;
   const body = h("div", { class: "tool-body confirm" }, question ? h("p", { class: "question" }, question) : argumentsBlock(part, context.message.draft === true));
-  if (part.status === "requires_action" && !context.message.draft) {
+  const notes = cardNotes(context);
+  if (notes) body.append(notes);
+  if (part.status === "requires_action" && !context.message.draft && context.permission.ok) {
     const problems = h("div", { class: "problems", role: "alert" });
     const choose = (confirmed: boolean) => async () => {
       try {

@@ -140,6 +140,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{agentId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an agent as a portable document
+         * @description The agent as one portable JSON document: config (secrets by name only), goals, memories, plans (schedules; next runs are worked out again on import) and notes. No ids; `references` lists the ids of this gateway the config names. Refused (422) when the import could not take it back: past the document limits, or holding a secret's value.
+         */
+        get: operations["exportAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an agent from an exported document
+         * @description Creates an agent from a document `GET /api/agents/{agentId}/export` made. Everything is checked before anything is written (the config as by POST /api/agents, goals, memories and plans as by the knowledge tools, note paths by the path rule); problems are 400 with paths such as `document.goals.3.priority`. Bodies up to 2 MiB. Honours Idempotency-Key.
+         */
+        post: operations["importAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{runId}": {
         parameters: {
             query?: never;
@@ -1028,6 +1068,24 @@ export type components = {
             kind?: "approval";
             approves?: string;
             remindedAt?: string;
+            answeredBy?: components["schemas"]["CardAnsweredBy"];
+            answerer?: string;
+            escalatedTo?: string;
+            escalatedFrom?: string;
+            expiredAt?: string;
+        };
+        CardAnsweredBy: {
+            /** @enum {string} */
+            kind: "entities";
+            entityIds: string[];
+        } | {
+            /** @enum {string} */
+            kind: "roles";
+            roles: string[];
+        } | {
+            /** @enum {string} */
+            kind: "initiator";
+            entityId?: string;
         };
         ImagePart: {
             /**
@@ -1942,6 +2000,70 @@ export type components = {
             /** @enum {boolean} */
             success: true;
         };
+        /** @description A portable agent (GET /api/agents/{agentId}/export, POST /api/agents/import): config, goals, memories, plans and notes; no ids, secrets by name only */
+        AgentDocument: {
+            /** @enum {string} */
+            format: "switchboard.agent";
+            /** @enum {number} */
+            version: 1;
+            exportedAt?: string;
+            agent: {
+                /** @description The agent's name (replaces config.agent.name on import; ?name= overrides it) */
+                name: string;
+                config: components["schemas"]["AgentConfig"];
+            };
+            /** @default [] */
+            goals: {
+                description: string;
+                /** @description Higher is more important */
+                priority?: number;
+                isLongTerm?: boolean;
+                isCompleted?: boolean;
+            }[];
+            /** @default [] */
+            memories: {
+                /** @description A short name; setting an existing key replaces its value */
+                key: string;
+                value: string;
+            }[];
+            /** @default [] */
+            plans: {
+                /** @description Unique per agent; setting an existing name replaces that plan */
+                name: string;
+                /** @description What to do when the plan is due */
+                instruction: string;
+                /**
+                 * Format: date-time
+                 * @description Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`
+                 */
+                runAt?: string;
+                /** @description Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5" */
+                cron?: string;
+                /** @description Run every N seconds */
+                everySeconds?: number;
+                /** @description IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC) */
+                timezone?: string;
+                finished?: boolean;
+            }[];
+            /** @default [] */
+            notes: {
+                /** @description Relative to the agent's notes folder, by the path rule of the notes tools */
+                path: string;
+                content: string;
+            }[];
+            references?: components["schemas"]["AgentDocumentReference"][];
+        };
+        AgentDocumentReference: {
+            path: string;
+            /** @enum {string} */
+            kind: "agent" | "space" | "entity";
+            id: string;
+        };
+        ImportedAgent: {
+            id: string;
+            entityId: string;
+            name: string;
+        };
         Run: {
             id: string;
             agentId: string;
@@ -2061,6 +2183,8 @@ export type components = {
             name: string;
             /** @description For an agent: its agent id */
             agentId?: string;
+            /** @description The member's role, when one is set (what `answeredBy: {roles}` checks) */
+            role?: string;
             joinedAt: string;
         };
         SendMessage: {
@@ -2906,6 +3030,172 @@ export interface operations {
             };
             /** @description Unknown id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentDocument"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description export_too_large (past a document limit) or export_refused (a secret's value in it, a note that is not text) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importAgent: {
+        parameters: {
+            query?: {
+                /** @description The new agent's name (default: the document's agent.name) */
+                name?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentDocument"];
+            };
+        };
+        responses: {
+            /** @description The new agent and its entity */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportedAgent"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description import_failed: a write failed and everything written was removed (retry) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -77,7 +77,7 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
     case "space":
       return {
         ...base,
-        pending: { cardStatus: "requires_action" },
+        pending: { cardStatus: "requires_action", ...(config.executionType === "space" && config.answeredBy && { answeredBy: config.answeredBy }) },
         run: (context, call) =>
           runPendingCall(
             context,

@@ -9,6 +9,7 @@
 import type { ToolContext } from "../tool-context";
 import { stripTargetSpaceId } from "../display-tool-schema";
 import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
+import { answeredByOnCard } from "./answered-by-on-card";
 import { messageIdForCall } from "./call-ids";
 import type { CallTrack } from "./engine-tools";
 import { decideDisplay } from "./decide-display";
@@ -54,7 +55,7 @@ export async function executeToolCall(context: ToolContext, resolved: ResolvedTo
         id: messageIdForCall(call.toolCallId),
         entityId: context.agent.entityId,
         role: "tool",
-        parts: [cardPart(card, { ...identity, runId: context.runId }, status)],
+        parts: [{ ...cardPart(card, { ...identity, runId: context.runId }, status), ...answeredByOnCard(resolved.pending?.answeredBy, context.initiatorEntityId) }],
         status,
       }),
     );

@@ -19,6 +19,8 @@ import type { WaitPolicy } from "../wait-policy-config";
 import { messageIdForCall } from "./call-ids";
 import { KeyedLock } from "./keyed-lock";
 import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./pending-calls";
+import type { ToolCallPart } from "../../protocol/message";
+import { answeredByOnCard } from "./answered-by-on-card";
 import { cardPart, settleCard } from "./tool-events";
 import { failed, outcomeError, outcomeResult, type ToolOutcome } from "./tool-outcome";
 
@@ -75,8 +77,9 @@ export class PendingCallOwner {
   /**
    * A result (or a reported failure) for a call; the route already checked
    * who may answer. D1 keeps what the model sees: the value, or `{error}`.
+   * `answerer`: the entity that answered with a token (its card says so).
    */
-  submit(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>): Promise<SubmitAnswer> {
+  submit(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, answerer?: string): Promise<SubmitAnswer> {
     const result = outcomeResult(outcome);
     return this.#locks.run(call.toolCallId, async () => {
       const known = this.#settled.get(call.toolCallId) ?? settledOf(call);
@@ -94,7 +97,7 @@ export class PendingCallOwner {
         this.host.disarmReconcile(call.toolCallId);
         return answerFor(await this.#current(call.toolCallId), result);
       }
-      await this.#finish(won, outcome);
+      await this.#finish(won, outcome, undefined, answerer ? { answerer } : {});
       return { kind: "accepted" };
     });
   }
@@ -210,7 +213,7 @@ export class PendingCallOwner {
       this.host.disarmReconcile(call.toolCallId);
       return false;
     }
-    await this.#finish(won, outcome);
+    await this.#finish(won, outcome, undefined, { expiredAt: new Date().toISOString() });
     return true;
   }
 
@@ -239,7 +242,14 @@ export class PendingCallOwner {
       id: `${call.messageId ?? messageIdForCall(pendingId)}_escalated`,
       entityId: call.agentEntityId,
       role: "tool",
-      parts: [{ ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"), ...(call.kind === "approval" && { kind: "approval" as const }) }],
+      parts: [
+        {
+          ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"),
+          ...(call.kind === "approval" && { kind: "approval" as const }),
+          ...answeredByOnCard(call.answeredBy, call.initiatorEntityId),
+          ...(call.spaceId && { escalatedFrom: call.spaceId }),
+        },
+      ],
       status: "requires_action",
       ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }),
     });
@@ -251,7 +261,7 @@ export class PendingCallOwner {
       .get();
     if (!moved) return false;
     if (call.spaceId && call.messageId) {
-      await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
+      await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }, undefined, { escalatedTo: target }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
     }
     this.host.notify(
       {
@@ -282,8 +292,8 @@ export class PendingCallOwner {
     return true;
   }
 
-  /** The transition won: the card shows it first, then the agent gets it, and the stage is cleared with the delivery. */
-  async #finish(call: PendingCall, outcome: ToolOutcome, shown?: unknown): Promise<void> {
+  /** The transition won: the card shows it first (with `changes`: who answered, when it expired), then the agent gets it, and the stage is cleared with the delivery. */
+  async #finish(call: PendingCall, outcome: ToolOutcome, shown?: unknown, changes: Partial<ToolCallPart> = {}): Promise<void> {
     this.#remember(call, outcome, shown);
     if (call.spaceId && call.messageId) {
       const error = shown === undefined ? outcomeError(outcome) : undefined;
@@ -293,6 +303,8 @@ export class PendingCallOwner {
           { spaceId: call.spaceId, messageId: call.messageId, minimal: call.displayMode === "minimal" },
           { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args },
           error !== undefined ? { error } : { result: shown ?? (outcome.type === "ok" ? outcome.value : null) },
+          undefined,
+          changes,
         );
       } catch (cardError) {
         // The card is display; the agent gets its outcome regardless.

@@ -8,6 +8,7 @@
  */
 import type { MessagePart } from "../../protocol/message";
 import type { ToolContext } from "../tool-context";
+import type { AnsweredBy } from "../wait-policy-config";
 import type { ToolCard } from "./tool-events";
 import type { ToolOutcome } from "./tool-outcome";
 
@@ -52,8 +53,12 @@ export type ResolvedTool = {
   description: string;
   inputSchema: Record<string, unknown>;
   display: ToolDisplaySettings;
-  /** Waits on a PendingToolCall: the card says `requires_action` (unless `cardStatus` says otherwise) and the pending-call owner settles it. */
-  pending?: { cardStatus: "requires_action" | "running" };
+  /**
+   * Waits on a PendingToolCall: the card says `requires_action` (unless
+   * `cardStatus` says otherwise) and the pending-call owner settles it.
+   * `answeredBy`: who may answer (a `space` tool's policy), said on the card.
+   */
+  pending?: { cardStatus: "requires_action" | "running"; answeredBy?: AnsweredBy };
   policy?: CallPolicy;
   run(context: ToolContext, call: InlineCall): Promise<ToolOutcome>;
 };

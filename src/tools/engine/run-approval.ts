@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { ToolContext } from "../tool-context";
 import { validateToolArguments } from "../validate-tool-arguments";
 import type { ApprovalConfig } from "../wait-policy-config";
+import { answeredByOnCard } from "./answered-by-on-card";
 import { awaitOutcome } from "./await-outcome";
 import { messageIdForCall } from "./call-ids";
 import { createPendingCall } from "./pending-calls";
@@ -79,7 +80,14 @@ export async function requestApproval(
       id: messageId,
       entityId: context.agent.entityId,
       role: "tool",
-      parts: [{ ...cardPart(card, { toolCallId: approvalId, toolName: call.toolName, args: call.args, runId: context.runId }, "requires_action"), kind: "approval", approves: call.toolCallId }],
+      parts: [
+        {
+          ...cardPart(card, { toolCallId: approvalId, toolName: call.toolName, args: call.args, runId: context.runId }, "requires_action"),
+          kind: "approval",
+          approves: call.toolCallId,
+          ...answeredByOnCard(call.approval.answeredBy, context.initiatorEntityId),
+        },
+      ],
       status: "requires_action",
     }),
   );

@@ -79,20 +79,25 @@ export function cardPart(card: ToolCard, call: { toolCallId: string; toolName: s
   };
 }
 
-/** Moves a card's part to its final status and announces the outcome; `addParts` join the card (an image the call made). */
+/**
+ * Moves a card's part to its final status and announces the outcome;
+ * `addParts` join the card (an image the call made); `changes` are more
+ * fields of the part (who answered, where it was escalated to, when it expired).
+ */
 export async function settleCard(
   stub: SpacePort,
   card: ToolCard & { messageId: string },
   call: { toolCallId: string; toolName: string; args: unknown },
   outcome: { result: unknown } | { error: string },
   addParts?: MessagePart[],
+  changes: Partial<ToolCallPart> = {},
 ): Promise<void> {
   const status = "error" in outcome ? "error" : "complete";
   // Sent back to back on one stub: E-order keeps the update before the outcome.
   const update = stub.updateToolPart(
     card.messageId,
     call.toolCallId,
-    "error" in outcome ? { status, result: { error: outcome.error } } : { status, result: outcome.result },
+    "error" in outcome ? { ...changes, status, result: { error: outcome.error } } : { ...changes, status, result: outcome.result },
     status,
     ...(addParts && addParts.length > 0 ? [addParts] : []),
   );
