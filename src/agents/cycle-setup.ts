@@ -143,6 +143,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     toolRuntime: host.toolRuntime,
     markInputSettled: (modelToolCallId) => settled.resolve(modelToolCallId),
     toolsOfCycle: () => raw,
+    approvalRequired: (name, args) => needsApproval(approvalFor(name), args),
     reportFinal: (toolCallId, report) => {
       // The same call done again after a restart finds its report already kept.
       if (run.notes.some((note) => note.toolCallId === toolCallId)) return;
@@ -163,7 +164,8 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   const gate: CallGate = async (call) => {
     const approval = approvalFor(call.toolName);
     if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false };
-    const decision = await requestApproval(context, { ...call, args: call.input, approval });
+    const mode = agent.config.tools.find((tool) => tool.name === call.toolName)?.display?.mode;
+    const decision = await requestApproval(context, { ...call, args: call.input, approval, minimal: mode === "minimal" || mode === "hidden" });
     return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
   };
   const tools = journalTools(raw, journal, callIds, { runId: run.runId, step: () => run.step }, gate);

@@ -13,7 +13,8 @@ import { expireOpenCallsOfAgent } from "../tools/engine/pending-calls";
 import { requireSecret } from "./authorize";
 import { checkSubagents } from "./check-subagents";
 import { checkToolSecrets } from "./check-tool-secrets";
-import { deleteOutputsOf } from "../tools/engine/output-store";
+import { deleteOutputsOf, deletePrefix } from "../tools/engine/output-store";
+import { notesPrefix } from "../tools/builtins/notes-tools";
 import { createRouter, newId } from "./context";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
@@ -132,6 +133,8 @@ export const agentRoutes = createRouter()
       await Promise.all(spaces.map((space) => spaceStub(c.env, space.id).removeMember(agent.entityId)));
       // Its stored whole tool outputs go too (their handles were only ever its own).
       await deleteOutputsOf(c.env.FILES, agentId).catch((error: unknown) => console.error("could not delete an agent's stored outputs", agentId, error));
+      // And its notes (the `notes` tools' documents are its own too).
+      await deletePrefix(c.env.FILES, notesPrefix(agentId)).catch((error: unknown) => console.error("could not delete an agent's notes", agentId, error));
       return c.json({ success: true as const }, 200);
     },
   );

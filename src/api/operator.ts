@@ -47,6 +47,9 @@ async function operate(c: ApiContext, name: "cancel" | "expire" | "redeliver", c
   const database = getDatabase(c.env.DB);
   const call = await getPendingCall(database, callId);
   if (!call) throw notFound("Tool call", callId);
+  if (name === "redeliver" && call.kind === "approval") {
+    throw new ApiError(409, "conflict", `"${callId}" is an approval: it answers only the cycle that asked for it and cannot be delivered again`);
+  }
   const { done } = await agentStub(c.env, call.agentId).operateOnCall(call, name, reason ?? "");
   if (!done) {
     throw new ApiError(409, "conflict", name === "redeliver" ? `Tool call "${callId}" has no result to deliver again (it is ${call.status})` : `Tool call "${callId}" was already ${call.status}`);

@@ -106,12 +106,15 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     return rest;
   }
   // Who may answer and what became of the card say nothing of the tool's data: a UI needs them to draw it.
-  const { type, toolCallId, toolName, status, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt } = part;
+  const { type, toolCallId, toolName, status, kind, approves, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt } = part;
   return {
     type,
     toolCallId,
     toolName,
     status,
+    // An approval card stays an approval card (what it gates is an id, not data).
+    ...(kind && { kind }),
+    ...(approves && { approves }),
     ...(answeredBy && { answeredBy }),
     ...(answerer && { answerer }),
     ...(remindedAt && { remindedAt }),

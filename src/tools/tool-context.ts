@@ -180,6 +180,8 @@ export type ToolContext = {
   markInputSettled(modelToolCallId: string): void;
   /** Every tool of the cycle as it was built, before the journal wraps it (what `batch` runs). */
   toolsOfCycle(): ToolSet;
+  /** Whether a call of this tool with these arguments waits for a person's approval (`batch` refuses those). */
+  approvalRequired?(toolName: string, args: unknown): boolean;
   /** Keeps the cycle's `final_report` on its run record (the same call reported again changes nothing). */
   reportFinal(toolCallId: string, report: FinalReport): void;
   /** Set on the reflection pass that follows a cycle (notes tools only; it never wakes anyone). */

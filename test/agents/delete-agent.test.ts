@@ -36,4 +36,14 @@ describe("deleting an agent", () => {
     expect((await secret(`/api/agents/${world.agent.id}/inbox`, { body: { type: "external", data: {} } })).status).toBe(404);
     world.close();
   });
+
+  it("its notes and stored outputs go with it", async () => {
+    const { createAgent } = await import("../support/agents");
+    const agent = await createAgent({ agent: { name: "Noted" }, model: { provider: "scripted", turns: [] } });
+    await env.FILES.put(`agents/${agent.id}/notes/people/ada.md`, "# Ada");
+    await env.FILES.put(`outputs/${agent.id}/call_1.txt`, "a whole output");
+    expect((await secret(`/api/agents/${agent.id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await env.FILES.list({ prefix: `agents/${agent.id}/` })).objects).toEqual([]);
+    expect((await env.FILES.list({ prefix: `outputs/${agent.id}/` })).objects).toEqual([]);
+  });
 });

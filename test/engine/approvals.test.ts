@@ -2,7 +2,7 @@ import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createHuman, memberHeaders, secret } from "../support/api";
-import { agentObject, settledRuns, waitForRuns } from "../support/agents";
+import { agentObject, agentState, settledRuns, waitForRuns, waitUntil } from "../support/agents";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 type Card = { toolCallId: string; status: string; kind?: string; approves?: string; args?: unknown; runId: string };
@@ -112,6 +112,9 @@ describe("approvals", () => {
     const card = body.messages.find((message) => message.parts?.[0]?.kind === "approval");
     expect(card?.mentions).toEqual([person]);
     const part = card?.parts?.[0] as Card;
+    // The moved card still says which call it approves.
+    expect(part.approves).toMatch(/^call_/);
+    expect(part.toolCallId).toBe(`apr_${part.approves?.slice(5)}`);
     expect((await submitResult(part.runId, part.toolCallId, { approved: true }, await memberHeaders(person))).status).toBe(200);
     const [escalatedRun] = await waitForRuns(escalated.agent.id, 1);
     expect(escalatedRun.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "completed" });
@@ -134,6 +137,81 @@ describe("approvals", () => {
     expect(await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()).toHaveLength(1);
     const approvals = await env.DB.prepare("SELECT COUNT(*) AS count FROM pending_tool_calls WHERE kind = 'approval' AND run_id = ?").bind(card.runId).first<{ count: number }>();
     expect(approvals?.count).toBe(1);
+    world.close();
+  });
+
+  it("onTimeout error ends the approval: the model gets the timeout, a late yes is 410 and the tool never runs", async () => {
+    const hookId = `late-${crypto.randomUUID()}`;
+    const tool = { ...transfer({ required: true, timeout: 300, onTimeout: "error" }), execution: { url: `http://hooks.test/ok/${hookId}`, method: "POST" } };
+    const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 3 } }] }, { toolCalls: [skip] }]);
+    await world.wake();
+    const card = await approvalCard(world);
+    const [run] = await waitForRuns(world.agent.id, 1);
+    expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "failed", error: expect.stringContaining("Nobody answered the approval") });
+    const row = await env.DB.prepare("SELECT status, expires_at FROM pending_tool_calls WHERE tool_call_id = ?").bind(card.toolCallId).first<{ status: string; expires_at: string | null }>();
+    expect(row).toMatchObject({ status: "expired", expires_at: expect.any(String) });
+    expect((await submitResult(card.runId, card.toolCallId, { approved: true })).status).toBe(410);
+    expect(await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()).toEqual([]);
+    // An approval is answered only by the cycle that asked: an operator cannot deliver it again.
+    expect((await secret(`/api/pending-tool-calls/${card.toolCallId}/redeliver`, { body: {} })).status).toBe(409);
+    world.close();
+  });
+
+  it("batch refuses a call that needs approval (the gate wraps the cycle's own calls only)", async () => {
+    const hookId = `batched-${crypto.randomUUID()}`;
+    const tool = { ...transfer({ required: true, timeout: 20_000 }), execution: { url: `http://hooks.test/ok/${hookId}`, method: "POST" } };
+    const world = await toolWorld([tool], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "batch", args: { calls: [{ tool: "transfer", args: { amount: 7 } }] } }] },
+      { toolCalls: [skip] },
+    ]);
+    await secret(`/api/agents/${world.agent.id}`, {
+      method: "PUT",
+      body: { config: { agent: { name: "Toolsmith" }, model: { provider: "scripted", turns: [{ toolCalls: [enter(world.spaceId), { name: "batch", args: { calls: [{ tool: "transfer", args: { amount: 7 } }] } }] }, { toolCalls: [skip] }] }, tools: [tool], builtins: ["spaces", "knowledge", "calls", "reports"] } },
+    });
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    const batched = run.toolCalls.find((entry) => entry.toolName === "batch");
+    expect(JSON.stringify(batched?.result)).toContain("needs a person's approval");
+    expect(await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()).toEqual([]);
+    world.close();
+  });
+
+  it("the approval card of a minimal tool keeps the arguments from public-key clients", async () => {
+    const tool = { ...transfer({ required: true, timeout: 20_000 }), visible: true, display: { mode: "minimal" } };
+    const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 8 } }] }, { toolCalls: [skip] }]);
+    await world.wake();
+    const card = await approvalCard(world);
+    const seen = await (await import("../support/api")).callJson<{ messages: { parts?: Record<string, unknown>[] }[] }>(`/api/spaces/${world.spaceId}/messages?afterSeq=0`, { headers: await memberHeaders(world.person) });
+    const part = seen.body.messages.flatMap((message) => message.parts ?? []).find((entry) => entry.toolCallId === card.toolCallId);
+    expect(part).toMatchObject({ toolCallId: card.toolCallId, kind: "approval" });
+    expect(part?.args).toBeUndefined();
+    expect((await submitResult(card.runId, card.toolCallId, { approved: false })).status).toBe(200);
+    await waitForRuns(world.agent.id, 1);
+    world.close();
+  });
+
+  it("a restart after an escalation: the wait goes on where the card moved, for the time the escalation gave it", async () => {
+    const person = await createHuman("Boss");
+    const bossRoom = await (await import("../support/api")).createSpace([person], "Escalations");
+    const world = await toolWorld([transfer({ required: true, timeout: 2_500, onTimeout: "escalate", escalateTo: { spaceId: bossRoom } })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 4 } }] },
+      { toolCalls: [skip] },
+    ]);
+    await secret(`/api/spaces/${bossRoom}/members`, { body: { entityId: world.agent.entityId } });
+    await world.wake();
+    await world.agentStream.waitForType("tool.escalated", 8_000);
+    await abortAllDurableObjects();
+    await runDurableObjectAlarm(agentObject(world.agent.id));
+    // The continued cycle is back in the wait (past the first deadline, which counted from the start).
+    await waitUntil(async () => {
+      const state = await agentState(world.agent.id);
+      return (state.activeRun?.attempt ?? 0) >= 2 && state.activeRun?.running === true && state.deadlines.some((deadline) => deadline.id.startsWith("timeout:apr_") && deadline.dueAt > Date.now());
+    }, 8_000, "the continued cycle waits again");
+    const { body } = await secret<{ messages: { parts?: Card[] }[] }>(`/api/spaces/${bossRoom}/messages?afterSeq=0`);
+    const part = body.messages.flatMap((message) => message.parts ?? []).find((entry) => entry.kind === "approval") as Card;
+    expect((await submitResult(part.runId, part.toolCallId, { approved: true }, await memberHeaders(person))).status).toBe(200);
+    const [run] = await waitForRuns(world.agent.id, 1, 10_000);
+    expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "completed" });
     world.close();
   });
 });

@@ -48,6 +48,8 @@ export function createBatchTool(context: ToolContext) {
     const validation = await asSchema(target.inputSchema).validate?.(args);
     if (validation && !validation.success) return failed(`Invalid arguments for tool "${name}": ${validation.error.message}`);
     const input = validation?.success ? validation.value : args;
+    // The approval gate wraps the cycle's own calls; a call inside batch would run around it.
+    if (context.approvalRequired?.(name, input)) return failed(`${name} needs a person's approval: call it yourself, not inside batch`);
     context.callIds.derive(modelToolCallId, toolCallId);
     context.markInputSettled(modelToolCallId);
     try {

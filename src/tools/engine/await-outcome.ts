@@ -23,7 +23,8 @@ export type Wait = {
   abortSignal?: AbortSignal;
 };
 
-export async function awaitOutcome(context: ToolContext, wait: Wait): Promise<ToolOutcome> {
+export async function awaitOutcome(context: ToolContext, initial: Wait): Promise<ToolOutcome> {
+  let wait = initial;
   const runtime = context.toolRuntime;
   let deadline = wait.startedAt + wait.policy.timeoutMs;
   for (;;) {
@@ -38,8 +39,9 @@ export async function awaitOutcome(context: ToolContext, wait: Wait): Promise<To
     if (wait.abortSignal?.aborted) return failed(`The wait for "${wait.toolName}" ended with its cycle`);
     const result = await runtime.owner.timeOut(wait.pendingId, wait.toolName, wait.policy);
     if ("outcome" in result) return result.outcome;
-    // Escalated: the card moved on and the wait starts again.
-    deadline = Date.now() + wait.policy.timeoutMs;
+    // Escalated (now, or before a restart): the card moved on and the wait goes on there, reminders included.
+    deadline = result.deadline;
+    if (result.card && wait.card) wait = { ...wait, card: { ...wait.card, ...result.card } };
   }
 }
 

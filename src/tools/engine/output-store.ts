@@ -79,9 +79,14 @@ export async function readOutput(
 
 /** Deletes every stored output of an agent (when it is deleted). */
 export async function deleteOutputsOf(bucket: R2Bucket, agentId: string): Promise<void> {
+  await deletePrefix(bucket, `outputs/${agentId}/`);
+}
+
+/** Deletes every object under `prefix` (a page of up to 1,000 keys at a time). */
+export async function deletePrefix(bucket: R2Bucket, prefix: string): Promise<void> {
   let cursor: string | undefined;
   do {
-    const page = await bucket.list({ prefix: `outputs/${agentId}/`, cursor, limit: 1000 });
+    const page = await bucket.list({ prefix, cursor, limit: 1000 });
     if (page.objects.length > 0) await bucket.delete(page.objects.map((object) => object.key));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);

@@ -35,7 +35,8 @@ export type SubmitAnswer =
   /** The answer does not fit the call (e.g. an approval with arguments the tool refuses): nothing changed. */
   | { kind: "invalid"; message: string };
 
-export type TimeoutResult = { outcome: ToolOutcome } | { escalated: true };
+/** The wait ended with an outcome, or goes on (escalated) until `deadline`, with the card now in `card`. */
+export type TimeoutResult = { outcome: ToolOutcome } | { escalated: true; deadline: number; card?: { spaceId: string; messageId: string } };
 
 /** What the owner needs of the agent object (implemented there). */
 export type PendingCallHost = {
@@ -151,7 +152,10 @@ export class PendingCallOwner {
     return this.#locks.run(pendingId, async () => {
       const recorded = this.host.recordedOutcome(pendingId);
       if (recorded) return { outcome: recorded };
-      if (policy.onTimeout === "escalate" && (await this.#escalate(pendingId, policy))) return { escalated: true };
+      if (policy.onTimeout === "escalate") {
+        const escalated = await this.#escalate(pendingId, policy);
+        if (escalated) return escalated;
+      }
       if (policy.onTimeout === "deny" || policy.onTimeout === "approve") {
         const call = await getPendingCall(this.host.database(), pendingId);
         if (call && !settledOf(call)) {
@@ -169,6 +173,13 @@ export class PendingCallOwner {
         const settled = this.host.recordedOutcome(pendingId);
         if (settled) return { outcome: settled };
       }
+      // An approval only ever mattered to the cycle that asked: unanswered, it ends (a late yes must not reach the inbox).
+      const open = await getPendingCall(this.host.database(), pendingId);
+      if (open?.kind === "approval" && !settledOf(open)) {
+        await this.#expire(open, `Nobody answered the approval for "${toolName}" within ${policy.timeoutMs}ms`);
+        const settled = this.host.recordedOutcome(pendingId);
+        if (settled) return { outcome: settled };
+      }
       await transitionPendingCall(this.host.database(), pendingId, ["waiting"], "pending");
       const outcome = failed(`Tool "${toolName}" timed out after ${policy.timeoutMs}ms`, "timeout");
       this.host.deliverToCycle(pendingId, outcome);
@@ -176,9 +187,15 @@ export class PendingCallOwner {
     });
   }
 
-  /** No cycle waits for a `waiting` call any more (its run ended or failed): it turns `pending`, so a late result goes to the inbox. */
+  /** No cycle waits for a `waiting` call any more (its run ended or failed): it turns `pending`, so a late result goes to the inbox (an approval expires instead). */
   release(toolCallId: string): Promise<void> {
     return this.#locks.run(toolCallId, async () => {
+      const call = await getPendingCall(this.host.database(), toolCallId);
+      // An approval answers only the cycle that asked for it: with no cycle waiting, it ends.
+      if (call?.kind === "approval" && !settledOf(call)) {
+        await this.#expire(call, `The approval for "${call.toolName}" ended: no cycle waits for it any more`);
+        return;
+      }
       await transitionPendingCall(this.host.database(), toolCallId, ["waiting"], "pending");
     });
   }
@@ -203,8 +220,8 @@ export class PendingCallOwner {
     }
   }
 
-  async #expire(call: PendingCall): Promise<boolean> {
-    const error = `Tool "${call.toolName}" expired at ${call.expiresAt ?? new Date().toISOString()} without a result`;
+  async #expire(call: PendingCall, reason?: string): Promise<boolean> {
+    const error = reason ?? `Tool "${call.toolName}" expired at ${call.expiresAt ?? new Date().toISOString()} without a result`;
     const outcome: ToolOutcome = { type: "expired", message: error };
     await this.#stage(call.toolCallId, outcome);
     const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "expired");
@@ -227,14 +244,20 @@ export class PendingCallOwner {
    * agent belongs to) or again in its own space, mentioning
    * `escalateTo.mentions`. Members of the new space may answer from then on.
    */
-  async #escalate(pendingId: string, policy: WaitPolicy): Promise<boolean> {
+  async #escalate(pendingId: string, policy: WaitPolicy): Promise<Extract<TimeoutResult, { escalated: true }> | undefined> {
     const database = this.host.database();
     const call = await getPendingCall(database, pendingId);
-    const target = policy.escalateTo?.spaceId ?? call?.spaceId ?? undefined;
-    if (!call || call.status !== "waiting" || call.escalatedAt || !target) return false;
+    if (!call || call.status !== "waiting") return undefined;
+    if (call.escalatedAt) {
+      // Escalated before (the wait was continued after a restart): it goes on for the time the escalation gave it.
+      const deadline = Date.parse(call.escalatedAt) + policy.timeoutMs;
+      return deadline > Date.now() ? { escalated: true, deadline, ...(call.spaceId && call.messageId && { card: { spaceId: call.spaceId, messageId: call.messageId } }) } : undefined;
+    }
+    const target = policy.escalateTo?.spaceId ?? call.spaceId ?? undefined;
+    if (!target) return undefined;
     if (target !== call.spaceId && !(await isMember(database, target, call.agentEntityId))) {
       console.error("cannot escalate to a space the agent is not in", pendingId, target);
-      return false;
+      return undefined;
     }
     const minimal = call.displayMode === "minimal";
     const card = { spaceId: target, minimal };
@@ -245,7 +268,7 @@ export class PendingCallOwner {
       parts: [
         {
           ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"),
-          ...(call.kind === "approval" && { kind: "approval" as const }),
+          ...(call.kind === "approval" && { kind: "approval" as const, approves: `call_${pendingId.replace(/^apr_/, "")}` }),
           ...answeredByOnCard(call.answeredBy, call.initiatorEntityId),
           ...(call.spaceId && { escalatedFrom: call.spaceId }),
         },
@@ -259,7 +282,7 @@ export class PendingCallOwner {
       .where(and(eq(pendingToolCalls.toolCallId, pendingId), eq(pendingToolCalls.status, "waiting"), isNull(pendingToolCalls.escalatedAt)))
       .returning({ id: pendingToolCalls.toolCallId })
       .get();
-    if (!moved) return false;
+    if (!moved) return undefined;
     if (call.spaceId && call.messageId) {
       await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }, undefined, { escalatedTo: target }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
     }
@@ -289,7 +312,7 @@ export class PendingCallOwner {
       [target],
     );
     this.host.publish("tool.escalated", { toolCallId: pendingId, toolName: call.toolName, from: call.spaceId, to: target, messageId: message.id, ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }) });
-    return true;
+    return { escalated: true, deadline: Date.now() + policy.timeoutMs, card: { spaceId: target, messageId: message.id } };
   }
 
   /** The transition won: the card shows it first (with `changes`: who answered, when it expired), then the agent gets it, and the stage is cleared with the delivery. */

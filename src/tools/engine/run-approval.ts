@@ -45,7 +45,7 @@ export function needsApproval(approval: ApprovalConfig | undefined, args: unknow
 
 export async function requestApproval(
   context: ToolContext,
-  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; approval: ApprovalConfig; abortSignal?: AbortSignal },
+  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; approval: ApprovalConfig; abortSignal?: AbortSignal; minimal?: boolean },
 ): Promise<ApprovalDecision> {
   // Calls the model made before this one in its step (an enter_space) take effect first.
   await context.inputSettled(call.modelToolCallId);
@@ -53,7 +53,8 @@ export async function requestApproval(
   if (!spaceId) return { approved: false, message: `Tool "${call.toolName}" needs a person's approval, but you are not in a space. Call enter_space first.` };
   const approvalId = approvalIdForCall(call.toolCallId);
   const startedAt = context.journal.previous(call.toolCallId)?.startedAt ?? Date.now();
-  const card = { spaceId, minimal: false };
+  // A tool whose card is minimal (or hidden) keeps its arguments from public-key clients on its approval card too.
+  const card = { spaceId, minimal: call.minimal ?? false };
   const messageId = `${messageIdForCall(call.toolCallId)}_approval`;
   const timeoutMs = call.approval.timeout ?? context.config.limits.toolTimeout;
   const expiresAt = new Date(startedAt + timeoutMs * 2).toISOString();
@@ -71,9 +72,13 @@ export async function requestApproval(
     status: "waiting",
     spaceId,
     messageId,
+    ...(card.minimal && { displayMode: "minimal" }),
+    // Twice the wait, so an escalation fits: an approval nobody settles ends then at the latest.
+    expiresAt,
     ...(call.approval.answeredBy && { answeredBy: call.approval.answeredBy }),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
+  context.toolRuntime.setDeadline({ id: `expiry:${approvalId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: approvalId } });
   context.journal.openWait(approvalId);
   await context.spaceEvents.track(
     context.spaceEvents.ordered(spaceId).postMessage({
