@@ -79,6 +79,8 @@ async function roundTrips(context, gateway, floor) {
     config: {
       agent: { name: `bench tool agent ${tag}` },
       model: { provider: "scripted", turns },
+      // The runaway guard (60 cycles a minute by default) would throttle rounds that follow each other.
+      limits: { maxCyclesPerMinute: 10_000 },
       tools: [
         {
           name: "fetchData",
@@ -244,7 +246,7 @@ async function burst(context, gateway, floor) {
         inputSchema: { type: "object", properties: { n: { type: "integer" } } },
       },
     ],
-    limits: { maxConcurrentTools: Math.min(32, callsPerAgent) },
+    limits: { maxConcurrentTools: Math.min(32, callsPerAgent), maxCyclesPerMinute: 10_000 },
   });
   const agents = await mapLimit(Array.from({ length: agentCount }, (_, index) => index), 10, (index) => gateway.api("POST", "/api/agents", { config: config(index) }));
   const creating = performance.now();
