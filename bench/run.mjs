@@ -51,6 +51,7 @@ const { values: flags } = parseArgs({
     "mcp-cycles": { type: "string", default: "100" },
     budget: { type: "string", default: "570" },
     verbose: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
   strict: true,
@@ -59,7 +60,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   console.log(
     "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
-      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--budget 570] [--verbose]",
+      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--budget 570] [--verbose] [--profile]",
   );
   process.exit(0);
 }
@@ -190,6 +191,7 @@ async function startWranglerDev({ label, config, persistTo, envFile }) {
     label,
     baseUrl,
     wsBaseUrl: `ws://127.0.0.1:${port}`,
+    inspectorPort,
     output: () => output,
     stop: () => stopChild(child),
   };
@@ -378,6 +380,8 @@ const context = {
     burstConcurrency: Number(flags["burst-concurrency"]),
     mcpCycles: Number(flags["mcp-cycles"]),
     verbose: flags.verbose,
+    /** A CPU profile of the gateway's isolate during the parts that take one (the burst's resolution phase). */
+    profile: flags.profile,
   },
   /** The gateway (this repo's worker) with fresh keys and a fresh database. */
   gateway: lazily("gateway", startGateway),

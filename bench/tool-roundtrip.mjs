@@ -28,6 +28,7 @@
  * `tool_result` events: each call id must appear in the `trigger` of exactly
  * one completed run (lost = in none, duplicated = in more than one).
  */
+import { printProfile, startCpuProfile } from "./cpu-profile.mjs";
 import { randomBytes } from "node:crypto";
 import { mapLimit, median, ms, openEventSocket, openEventSource, percentile, postJson, printTable, ratio } from "./support.mjs";
 
@@ -282,6 +283,8 @@ async function burst(context, gateway, floor) {
   const statuses = {};
   const latencies = [];
   const errors = [];
+  // --profile: where the gateway's CPU goes while it resolves (every object runs in the one isolate).
+  const profiler = context.options.profile ? await startCpuProfile(gateway.inspectorPort) : undefined;
   const start = performance.now();
   await mapLimit(shuffle(calls), concurrency, async (call) => {
     const sent = performance.now();
@@ -296,6 +299,7 @@ async function burst(context, gateway, floor) {
     latencies.push(performance.now() - sent);
   });
   const resolveSeconds = (performance.now() - start) / 1000;
+  if (profiler) printProfile(await profiler.stop());
 
   // Wait (bounded) until every agent has run a cycle for every result.
   const expected = new Map(calls.map((call) => [call.toolCallId, call.agentId]));
@@ -370,6 +374,8 @@ async function burst(context, gateway, floor) {
       ["follow-up cycles per agent median / max", `${median(cyclesPerAgent)} / ${percentile(cyclesPerAgent, 1)}`],
       ["runs (all agents) by status", JSON.stringify(runStatuses)],
       ["D1 statements (resolutions + follow-up cycles) per call", ((statsAfter.d1Statements - statsBefore.d1Statements) / calls.length).toFixed(2)],
+      // By construction (src/api/tool-results.ts → AgentDO.submitToolResult): the route reads the call, the object moves it.
+      ["object hops per resolution", "1 (Worker → AgentDO); +1 to the SpaceDO when the call has a card"],
       ["calls still pending afterwards", pendingLeft.reduce((sum, value) => sum + value, 0)],
       ["lost (in no completed run's trigger)", lost],
       ["duplicated (extra appearances in completed runs)", duplicated],
