@@ -64,8 +64,21 @@ export class AgentStorage {
 
   /** Runs `work` atomically: every write in it lands, or none does. */
   transaction<T>(work: () => T): T {
-    return this.storage.transactionSync(work);
+    try {
+      return this.storage.transactionSync(work);
+    } catch (error) {
+      // Rolled back: what was read into memory inside it may no longer be so.
+      this.#claimedMemo = undefined;
+      throw error;
+    }
   }
+
+  /**
+   * A run's claimed events, parsed once: a cycle reads them several times
+   * (its trigger, its prompt, its end), and only claiming, completing,
+   * requeueing or dropping changes them (all here).
+   */
+  #claimedMemo: { runId: string; events: QueuedEvent[] } | undefined;
 
   // ── inbox ──────────────────────────────────────────────────────────────
 
@@ -104,6 +117,7 @@ export class AgentStorage {
    * claimed alone, and only when nothing else is ready (it waits for quiet).
    */
   claim(runId: string, now = Date.now()): QueuedEvent[] {
+    this.#claimedMemo = undefined;
     this.#sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') IS NOT 'reflection'", runId, now);
     const claimed = this.claimed(runId);
     if (claimed.length > 0) return claimed;
@@ -112,25 +126,33 @@ export class AgentStorage {
       runId,
       now,
     );
+    this.#claimedMemo = undefined;
     return this.claimed(runId);
   }
 
   claimed(runId: string): QueuedEvent[] {
-    return this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id = ? ORDER BY position", runId).toArray());
+    if (this.#claimedMemo?.runId !== runId) {
+      const events = this.#queued(this.#sql.exec<InboxRow>("SELECT id, event, received_at, attempts FROM inbox WHERE run_id = ? ORDER BY position", runId).toArray());
+      this.#claimedMemo = { runId, events };
+    }
+    return [...this.#claimedMemo.events];
   }
 
   /** The run finished: its events are done. */
   complete(runId: string): void {
+    this.#claimedMemo = undefined;
     this.#sql.exec("DELETE FROM inbox WHERE run_id = ?", runId);
   }
 
   /** Puts a run's events back in the queue, ahead of later ones, without counting an attempt (an interrupted run). */
   requeue(runId: string): void {
+    this.#claimedMemo = undefined;
     this.#sql.exec("UPDATE inbox SET run_id = NULL WHERE run_id = ?", runId);
   }
 
   /** Drops events for good (superseded by newer ones). */
   drop(ids: string[]): void {
+    this.#claimedMemo = undefined;
     for (const id of ids) this.#sql.exec("DELETE FROM inbox WHERE id = ?", id);
   }
 
@@ -155,6 +177,7 @@ export class AgentStorage {
       if (!parsed.success) {
         // Stored by an incompatible version: it can never be processed; say so once and drop it.
         console.error("dropping an unreadable inbox event", row.id, parsed.error.message);
+        this.#claimedMemo = undefined;
         this.#sql.exec("DELETE FROM inbox WHERE id = ?", row.id);
         continue;
       }
