@@ -11,6 +11,7 @@
  *   npm run bench -- --sizes 10,100 --messages 50 --warmup 5
  *   npm run bench -- --only agent-cycle,tool-roundtrip --cycles 50 --roundtrips 50 --burst-agents 10
  *   npm run bench -- --only mcp-overhead --mcp-cycles 50
+ *   npm run bench -- --only startup --startups 5
  *
  * Every wait is bounded; the whole run stops by itself within --budget
  * seconds (default 570). Needs Node 22 (global WebSocket): `npm run` puts the
@@ -25,7 +26,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const MODULES = ["./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs"];
+const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs"];
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 const root = resolve(benchDirectory, "..");
@@ -49,6 +50,7 @@ const { values: flags } = parseArgs({
     "burst-calls": { type: "string", default: "20" },
     "burst-concurrency": { type: "string", default: "100" },
     "mcp-cycles": { type: "string", default: "100" },
+    startups: { type: "string", default: "15" },
     budget: { type: "string", default: "570" },
     verbose: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
@@ -59,7 +61,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   console.log(
     "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
-      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--budget 570] [--verbose]",
+      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15] [--budget 570] [--verbose]",
   );
   process.exit(0);
 }
@@ -377,6 +379,7 @@ const context = {
     burstCalls: Number(flags["burst-calls"]),
     burstConcurrency: Number(flags["burst-concurrency"]),
     mcpCycles: Number(flags["mcp-cycles"]),
+    startups: Number(flags.startups),
     verbose: flags.verbose,
   },
   /** The gateway (this repo's worker) with fresh keys and a fresh database. */

@@ -5,6 +5,7 @@
  * a bounded-concurrency map, and percentiles.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 
 /**
  * The frames of one stream, and waits on them. `expect(predicate, timeoutMs)`
@@ -266,4 +267,14 @@ export async function postJson(url, body, timeoutMs = 15_000) {
     // keep the text
   }
   return { status: response.status, body: parsed, at };
+}
+
+/** VmRSS of process `pid` in KiB (Linux /proc); undefined where there is none. */
+export function residentKiB(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -33,9 +33,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const wranglerBin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 const localNode = join(root, "node_modules", "node", "bin", "node");
 const nodeBin = existsSync(localNode) ? localNode : process.execPath;
-/** Packages that must never be in the Worker (why, for the report). */
 /** One package holding two whole copies of itself (zod 4 ships zod 3 beside it). */
 const COPIES_INSIDE = { zod: ["zod/v3/", "zod/v4/"] };
+/** Packages that must never be in the Worker (why, for the report). */
 const UNWANTED = {
   ajv: "compiles validators with new Function, which Workers forbid; the MCP client is given @cfworker/json-schema",
   "ajv-formats": "only used with ajv",
@@ -44,10 +44,12 @@ const UNWANTED = {
 /**
  * Builds the Worker with wrangler into a temporary folder; resolves the
  * report. `config` is a wrangler.toml (the gateway's by default); `keep`
- * leaves the build (bundle, source map, metafile) in place and says where.
+ * leaves the build (bundle, source map, metafile) in place and says where;
+ * `outdir` builds into a folder the caller owns (and keeps), and the report
+ * then lists the module files' paths in `moduleFiles`.
  */
-export async function bundleReport({ config = join(root, "wrangler.toml"), keep = false } = {}) {
-  const outdir = mkdtempSync(join(tmpdir(), "switchboard-bundle-"));
+export async function bundleReport({ config = join(root, "wrangler.toml"), keep = false, outdir: callerOutdir } = {}) {
+  const outdir = callerOutdir ?? mkdtempSync(join(tmpdir(), "switchboard-bundle-"));
   try {
     await runWrangler(["deploy", "--dry-run", "--config", config, "--outdir", outdir, "--metafile"], dirname(config));
     const moduleFiles = listFiles(outdir).filter((file) => !file.endsWith(".map") && !file.endsWith(".json") && !file.endsWith("README.md"));
@@ -96,9 +98,11 @@ export async function bundleReport({ config = join(root, "wrangler.toml"), keep 
       if (present.length > 1) duplicates.push({ name, copies: present.map((part) => ({ directory: `node_modules/${part}`, version: "inside one package" })) });
     }
     const unwanted = byPackage.filter((entry) => UNWANTED[entry.name]).map((entry) => ({ ...entry, why: UNWANTED[entry.name] }));
-    return { total, modules, byPackage, duplicates, unwanted };
+    return { total, modules, ...(callerOutdir && { moduleFiles }), byPackage, duplicates, unwanted };
   } finally {
-    if (keep) console.error(`the build is kept in ${outdir}`);
+    if (callerOutdir) {
+      // The caller's folder: left as it is.
+    } else if (keep) console.error(`the build is kept in ${outdir}`);
     else rmSync(outdir, { recursive: true, force: true });
   }
 }
