@@ -12,6 +12,7 @@
  *   npm run bench -- --only agent-cycle,tool-roundtrip --cycles 50 --roundtrips 50 --burst-agents 10
  *   npm run bench -- --only mcp-overhead --mcp-cycles 50
  *   npm run bench -- --only startup --startups 5
+ *   npm run bench -- --only peers --peer-sizes 10,100 --peer-messages 40 --peer-roundtrips 40
  *
  * Every wait is bounded; the whole run stops by itself within --budget
  * seconds (default 570). Needs Node 22 (global WebSocket): `npm run` puts the
@@ -26,7 +27,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs"];
+const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs"];
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 const root = resolve(benchDirectory, "..");
@@ -51,6 +52,9 @@ const { values: flags } = parseArgs({
     "burst-concurrency": { type: "string", default: "100" },
     "mcp-cycles": { type: "string", default: "100" },
     startups: { type: "string", default: "15" },
+    "peer-sizes": { type: "string", default: "10,100,500" },
+    "peer-messages": { type: "string", default: "100" },
+    "peer-roundtrips": { type: "string", default: "100" },
     budget: { type: "string", default: "570" },
     verbose: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
@@ -61,7 +65,8 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   console.log(
     "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
-      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15] [--budget 570] [--verbose]",
+      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15]\n" +
+      "                        [--peer-sizes 10,100,500] [--peer-messages 100] [--peer-roundtrips 100] [--budget 570] [--verbose]",
   );
   process.exit(0);
 }
@@ -328,6 +333,14 @@ async function startFloor() {
   return startWranglerDev({ label: "floor", config, persistTo });
 }
 
+/** The Agents SDK peer in bench/peer-worker (no D1: its agents keep their own SQLite). */
+async function startPeer() {
+  const persistTo = join(temporaryDirectory("switchboard-bench-peer-"), "state");
+  const config = join(benchDirectory, "peer-worker", "wrangler.toml");
+  log("peer (Agents SDK): starting wrangler dev");
+  return startWranglerDev({ label: "peer", config, persistTo });
+}
+
 // ---------------------------------------------------------------- run
 
 const started = new Map();
@@ -380,12 +393,17 @@ const context = {
     burstConcurrency: Number(flags["burst-concurrency"]),
     mcpCycles: Number(flags["mcp-cycles"]),
     startups: Number(flags.startups),
+    peerSizes: flags["peer-sizes"].split(",").map(Number).filter((size) => size > 0),
+    peerMessages: Number(flags["peer-messages"]),
+    peerRoundtrips: Number(flags["peer-roundtrips"]),
     verbose: flags.verbose,
   },
   /** The gateway (this repo's worker) with fresh keys and a fresh database. */
   gateway: lazily("gateway", startGateway),
   /** The floor worker in bench/floor-worker. */
   floor: lazily("floor", startFloor),
+  /** The Agents SDK peer in bench/peer-worker. */
+  peer: lazily("peer", startPeer),
   sleep,
   HttpError,
 };

@@ -111,6 +111,8 @@ export async function openEventSocket(url, { openTimeoutMs = 15_000, keep = fals
   return {
     stream: waiters,
     expect: (predicate, timeoutMs) => waiters.expect(predicate, timeoutMs),
+    /** Sends a text frame to the server. */
+    send: (text) => socket.send(text),
     async close() {
       closing = true;
       waiters.cancelAll();
