@@ -24,6 +24,14 @@ class FrameWaiters {
   kept = undefined;
   lastFrameAt = 0;
 
+  observers = new Set();
+
+  /** Calls `callback(frame)` for every frame from now on; returns a function that stops it. */
+  observe(callback) {
+    this.observers.add(callback);
+    return () => this.observers.delete(callback);
+  }
+
   expect(predicate, timeoutMs) {
     return new Promise((resolveWait) => {
       const waiter = {
@@ -52,6 +60,7 @@ class FrameWaiters {
     this.lastFrameAt = at;
     this.kept?.push(frame);
     if (Number.isInteger(frame?.seq)) this.#observe(frame.seq);
+    for (const callback of this.observers) callback(frame);
     for (const waiter of [...this.waiters]) {
       let matches = false;
       try {
