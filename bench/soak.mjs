@@ -148,14 +148,18 @@ async function openHeapGauge(inspectorPort) {
       pending.delete(message.id);
     });
     return {
-      /** `{used, external}` in KiB: the JS heap, and what V8 counts outside it (embedder objects, ArrayBuffer backing stores). */
+      /** `{used, total, external}` in KiB: the JS heap in use and reserved, and what V8 counts outside it (embedder objects, ArrayBuffer backing stores). */
       read: () =>
         new Promise((resolveUsage) => {
           const id = ++next;
           const timer = setTimeout(() => (pending.delete(id), resolveUsage(undefined)), 5_000);
           pending.set(id, (result) => {
             clearTimeout(timer);
-            resolveUsage(result?.usedSize === undefined ? undefined : { used: result.usedSize / 1024, external: ((result.embedderHeapUsedSize ?? 0) + (result.backingStorageSize ?? 0)) / 1024 });
+            resolveUsage(
+              result?.usedSize === undefined
+                ? undefined
+                : { used: result.usedSize / 1024, total: result.totalSize / 1024, external: ((result.embedderHeapUsedSize ?? 0) + (result.backingStorageSize ?? 0)) / 1024 },
+            );
           });
           socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
         }),
@@ -403,7 +407,7 @@ try {
     const proxyKiB = proxy ? memoryOf(proxy).rss : undefined;
     sampling = sampling.then(async () => {
       const usage = await heap?.read();
-      samples.push({ seconds, kib: memory.rss, anonKiB: memory.anon, heapKiB: usage?.used, externalKiB: usage?.external, proxyKiB, ...counts });
+      samples.push({ seconds, kib: memory.rss, anonKiB: memory.anon, heapKiB: usage?.used, heapTotalKiB: usage?.total, externalKiB: usage?.external, proxyKiB, ...counts });
     });
   };
   takeSample();
@@ -434,12 +438,12 @@ try {
   const mib = (kib) => (kib / 1024).toFixed(1);
   const optional = (kib) => (kib === undefined ? "n/a" : mib(kib));
   printTable(
-    ["t s", "runtime RSS MiB", "of it anon MiB", "V8 heap used MiB", "V8 external MiB", "proxy RSS MiB", "messages", "connects", "cycles"],
+    ["t s", "runtime RSS MiB", "of it anon MiB", "V8 heap used / total MiB", "V8 external MiB", "proxy RSS MiB", "messages", "connects", "cycles"],
     samples.map((sample) => [
       sample.seconds.toFixed(0),
       mib(sample.kib),
       mib(sample.anonKiB),
-      optional(sample.heapKiB),
+      `${optional(sample.heapKiB)} / ${optional(sample.heapTotalKiB)}`,
       optional(sample.externalKiB),
       optional(sample.proxyKiB),
       sample.messages,
