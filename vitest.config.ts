@@ -1,5 +1,7 @@
+import { resolve } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { unstable_readConfig } from "wrangler";
 import { buildAll } from "./scripts/build.mjs";
 import { fakeRemote } from "./test/fake-remote.ts";
 
@@ -14,6 +16,12 @@ export default defineConfig(async () => {
   // The Worker serves web/dist as static assets: build it (with the SDK and CLI) before anything runs.
   await buildAll({ quiet: true });
   const migrations = await readD1Migrations("./migrations");
+  // The Worker's bundle aliases (wrangler.toml [alias]): the tests run what ships.
+  // Wrangler matches the exact import name; so does each pattern here.
+  const bundleAliases = Object.entries<string>(unstable_readConfig({ config: "./wrangler.toml" }, { hideWarnings: true }).alias ?? {}).map(([name, path]) => ({
+    find: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`),
+    replacement: resolve(path),
+  }));
   return {
     test: {
       projects: [
@@ -35,6 +43,7 @@ export default defineConfig(async () => {
               },
             }),
           ],
+          resolve: { alias: bundleAliases },
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],

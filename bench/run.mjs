@@ -11,31 +11,18 @@
  *   npm run bench -- --sizes 10,100 --messages 50 --warmup 5
  *   npm run bench -- --only agent-cycle,tool-roundtrip --cycles 50 --roundtrips 50 --burst-agents 10
  *   npm run bench -- --only mcp-overhead --mcp-cycles 50
+ *   npm run bench -- --only startup --startups 5
+ *   npm run bench -- --only peers --peer-sizes 10,100 --peer-messages 40 --peer-roundtrips 40
  *
  * Every wait is bounded; the whole run stops by itself within --budget
  * seconds (default 570). Needs Node 22 (global WebSocket): `npm run` puts the
  * project's Node 22 first on PATH.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { createHmac, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { createServers, HttpError, root, sleep } from "./servers.mjs";
 
-const MODULES = ["./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs"];
+const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs"];
 
-const benchDirectory = dirname(fileURLToPath(import.meta.url));
-const root = resolve(benchDirectory, "..");
-const wranglerBin = join(root, "node_modules", ".bin", "wrangler");
-const localNode = join(root, "node_modules", "node", "bin", "node");
-const nodeBin = existsSync(localNode) ? localNode : process.execPath;
-const SECRET_NAMES = ["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"];
-const STARTUP_TIMEOUT_MS = 120_000;
-/** Top-level entries the gateway snapshot leaves out. */
-const SNAPSHOT_SKIP = new Set(["node_modules", ".git", ".wrangler", ".ci-out", "dist", "coverage", ".dev.vars", "bench"]);
 
 const { values: flags } = parseArgs({
   options: {
@@ -49,6 +36,10 @@ const { values: flags } = parseArgs({
     "burst-calls": { type: "string", default: "20" },
     "burst-concurrency": { type: "string", default: "100" },
     "mcp-cycles": { type: "string", default: "100" },
+    startups: { type: "string", default: "15" },
+    "peer-sizes": { type: "string", default: "10,100,500" },
+    "peer-messages": { type: "string", default: "100" },
+    "peer-roundtrips": { type: "string", default: "100" },
     budget: { type: "string", default: "570" },
     verbose: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
@@ -60,7 +51,8 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   console.log(
     "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
-      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--budget 570] [--verbose] [--profile]",
+      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15]\n" +
+      "                        [--peer-sizes 10,100,500] [--peer-messages 100] [--peer-roundtrips 100] [--budget 570] [--verbose] [--profile]",
   );
   process.exit(0);
 }
@@ -71,283 +63,11 @@ if (typeof WebSocket !== "function" || typeof fetch !== "function") {
 
 const startedAt = Date.now();
 const deadline = startedAt + Number(flags.budget) * 1000;
-/** Every process and directory this run created, so cleanup can undo it. */
-const children = new Set();
-const temporaryDirectories = new Set();
 
 const log = (...parts) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s]`, ...parts);
 
-// ---------------------------------------------------------------- processes
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-function childEnvironment(extra = {}) {
-  const environment = {
-    ...process.env,
-    // Loopback only: no metrics, no Request.cf download, no banner (and so no update check).
-    WRANGLER_SEND_METRICS: "false",
-    CLOUDFLARE_CF_FETCH_ENABLED: "false",
-    WRANGLER_HIDE_BANNER: "true",
-    ...extra,
-  };
-  // With `[secrets] required`, wrangler also reads process.env: keep the
-  // developer's own keys out of the servers this run starts.
-  for (const name of SECRET_NAMES) delete environment[name];
-  return environment;
-}
-
-/** Runs wrangler to completion (bounded); resolves its output, rejects on a non-zero exit. */
-function runWrangler(args, { cwd = root, timeoutMs = 120_000 } = {}) {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(nodeBin, [wranglerBin, ...args], {
-      cwd,
-      env: childEnvironment({ CI: "true" }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    children.add(child);
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => killGroup(child, "SIGKILL"), timeoutMs);
-    child.once("error", reject);
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      if (code === 0) resolveRun(output);
-      else reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} exited with ${code ?? signal}:\n${output.slice(-3000)}`));
-    });
-  });
-}
-
-function killGroup(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal); // wrangler and the workerd it started
-  } catch {
-    try {
-      child.kill(signal);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-async function stopChild(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolveExit) => child.once("exit", resolveExit));
-  killGroup(child, "SIGTERM");
-  const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/**
- * Starts `wrangler dev` for one config on free loopback ports and waits until
- * `readyPath` answers. Resolves `{baseUrl, wsBaseUrl, output, stop}`.
- */
-async function startWranglerDev({ label, config, persistTo, envFile }) {
-  const port = await freePort();
-  const inspectorPort = await freePort();
-  const args = [
-    "dev",
-    "--config", config,
-    "--ip", "127.0.0.1",
-    "--port", String(port),
-    "--inspector-port", String(inspectorPort),
-    "--persist-to", persistTo,
-    "--show-interactive-dev-session=false",
-    "--log-level", flags.verbose ? "info" : "warn",
-  ];
-  if (envFile) args.push("--env-file", envFile);
-  const child = spawn(nodeBin, [wranglerBin, ...args], {
-    cwd: dirname(config),
-    env: childEnvironment(),
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  let output = "";
-  const keep = (chunk) => {
-    output = (output + chunk).slice(-20_000);
-    if (flags.verbose) process.stdout.write(`[${label}] ${chunk}`);
-  };
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const server = {
-    label,
-    baseUrl,
-    wsBaseUrl: `ws://127.0.0.1:${port}`,
-    inspectorPort,
-    output: () => output,
-    stop: () => stopChild(child),
-  };
-  const startLimit = Math.min(Date.now() + STARTUP_TIMEOUT_MS, deadline);
-  while (Date.now() < startLimit) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${label}: wrangler dev exited with ${child.exitCode ?? child.signalCode}:\n${output.slice(-3000)}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      log(`${label} answers on ${baseUrl} (GET /health → ${response.status})`);
-      return server;
-    } catch {
-      await sleep(250);
-    }
-  }
-  await server.stop();
-  throw new Error(`${label}: no answer on ${baseUrl} within ${STARTUP_TIMEOUT_MS / 1000}s:\n${output.slice(-3000)}`);
-}
-
-// ---------------------------------------------------------------- servers
-
-function temporaryDirectory(prefix) {
-  const directory = mkdtempSync(join(tmpdir(), prefix));
-  temporaryDirectories.add(directory);
-  return directory;
-}
-
-/** HS256 JWT for `sub`, signed with `secret` (what a client's own backend would issue). */
-function signToken(secret, sub, ttlSeconds = 3600) {
-  const encode = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
-  const now = Math.floor(Date.now() / 1000);
-  const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode({ sub, iat: now, exp: now + ttlSeconds })}`;
-  return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
-}
-
-class HttpError extends Error {
-  constructor(method, path, status, body) {
-    super(`${method} ${path} → ${status} ${typeof body === "string" ? body.slice(0, 300) : JSON.stringify(body).slice(0, 300)}`);
-    this.status = status;
-    this.body = body;
-  }
-}
-
-/**
- * Copies the working tree (without node_modules, state and secrets) so the
- * gateway under test is the code as it was when the run began: `wrangler dev`
- * reloads the Worker when a watched file changes, which would drop every
- * WebSocket in the middle of a measurement.
- */
-function snapshotWorkingTree(directory) {
-  const app = join(directory, "app");
-  cpSync(root, app, {
-    recursive: true,
-    filter: (source) => !SNAPSHOT_SKIP.has(relative(root, source).split(sep)[0]),
-  });
-  symlinkSync(join(root, "node_modules"), join(app, "node_modules"), "dir");
-  return app;
-}
-
-/** The commit the tree is on and how many files differ from it, for the record (never fails). */
-function describeTree() {
-  try {
-    const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8", timeout: 5_000, stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const changed = git("status", "--porcelain").split("\n").filter(Boolean).length;
-    return `commit ${git("rev-parse", "--short", "HEAD")}${changed ? ` + ${changed} uncommitted change(s)` : ""}`;
-  } catch {
-    return "a tree that is not a git checkout";
-  }
-}
-
-async function startGateway() {
-  const directory = temporaryDirectory("switchboard-bench-gateway-");
-  const persistTo = join(directory, "state");
-  const app = snapshotWorkingTree(directory);
-  log(`gateway: snapshot of ${describeTree()}`);
-  const secrets = {
-    GATEWAY_SECRET_KEY: randomBytes(32).toString("hex"),
-    GATEWAY_PUBLIC_KEY: randomBytes(24).toString("hex"),
-    JWT_SECRET: randomBytes(48).toString("base64url"),
-    WEBHOOK_SECRET: randomBytes(32).toString("hex"),
-  };
-  const envFile = join(directory, "bench.env");
-  writeFileSync(envFile, Object.entries(secrets).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
-  log("gateway: applying D1 migrations to a fresh local database");
-  await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { cwd: app });
-  log("gateway: starting wrangler dev on a snapshot of the working tree");
-  const server = await startWranglerDev({ label: "gateway", config: join(app, "wrangler.toml"), persistTo, envFile });
-
-  /** JSON request with the secret key (or `options.headers`); resolves `{status, body}`. */
-  async function request(method, path, body, options = {}) {
-    const headers = { "x-secret-key": secrets.GATEWAY_SECRET_KEY, ...options.headers };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const response = await fetch(server.baseUrl + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
-    });
-    const text = await response.text();
-    let parsed = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // Not JSON: keep the text for the error message.
-    }
-    return { status: response.status, body: parsed };
-  }
-
-  return {
-    ...server,
-    secretKey: secrets.GATEWAY_SECRET_KEY,
-    publicKey: secrets.GATEWAY_PUBLIC_KEY,
-    jwtSecret: secrets.JWT_SECRET,
-    signToken: (sub, ttlSeconds) => signToken(secrets.JWT_SECRET, sub, ttlSeconds),
-    request,
-    /** Like `request`, but resolves the body of a 2xx answer and throws an HttpError otherwise. */
-    async api(method, path, body, options) {
-      const answer = await request(method, path, body, options);
-      if (answer.status < 200 || answer.status > 299) throw new HttpError(method, path, answer.status, answer.body);
-      return answer.body;
-    },
-  };
-}
-
-async function startFloor() {
-  const persistTo = join(temporaryDirectory("switchboard-bench-floor-"), "state");
-  const config = join(benchDirectory, "floor-worker", "wrangler.toml");
-  // The agent-cycle floor writes the gateway's own tables: same schema, same indexes.
-  log("floor: applying the gateway's D1 migrations to a fresh local database");
-  await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--config", config, "--persist-to", persistTo], { cwd: dirname(config) });
-  log("floor: starting wrangler dev");
-  return startWranglerDev({ label: "floor", config, persistTo });
-}
-
-// ---------------------------------------------------------------- run
-
-const started = new Map();
-function lazily(name, start) {
-  return () => {
-    if (!started.has(name)) started.set(name, start());
-    return started.get(name);
-  };
-}
-
-let cleaningUp;
-function cleanup() {
-  cleaningUp ??= (async () => {
-    const servers = await Promise.allSettled(started.values());
-    await Promise.allSettled(servers.filter((result) => result.status === "fulfilled").map((result) => result.value.stop()));
-    await Promise.allSettled([...children].map(stopChild));
-    for (const directory of temporaryDirectories) rmSync(directory, { recursive: true, force: true });
-  })();
-  return cleaningUp;
-}
+const servers = createServers({ log, deadline, verbose: flags.verbose });
+const cleanup = servers.cleanup;
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.once(signal, () => {
@@ -357,7 +77,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 process.once("exit", () => {
   // Last resort if something skipped cleanup: never leave a wrangler behind.
-  for (const child of children) killGroup(child, "SIGKILL");
+  servers.killAll();
 });
 setTimeout(() => {
   log(`the time budget (${flags.budget}s) ran out: stopping`);
@@ -379,21 +99,23 @@ const context = {
     burstCalls: Number(flags["burst-calls"]),
     burstConcurrency: Number(flags["burst-concurrency"]),
     mcpCycles: Number(flags["mcp-cycles"]),
+    startups: Number(flags.startups),
+    peerSizes: flags["peer-sizes"].split(",").map(Number).filter((size) => size > 0),
+    peerMessages: Number(flags["peer-messages"]),
+    peerRoundtrips: Number(flags["peer-roundtrips"]),
     verbose: flags.verbose,
     /** A CPU profile of the gateway's isolate during the parts that take one (the burst's resolution phase). */
     profile: flags.profile,
   },
   /** The gateway (this repo's worker) with fresh keys and a fresh database. */
-  gateway: lazily("gateway", startGateway),
+  gateway: servers.gateway,
   /** The floor worker in bench/floor-worker. */
-  floor: lazily("floor", startFloor),
+  floor: servers.floor,
+  /** The Agents SDK peer in bench/peer-worker. */
+  peer: servers.peer,
   sleep,
   HttpError,
 };
-
-function sleep(milliseconds) {
-  return new Promise((resolveSleep) => setTimeout(resolveSleep, milliseconds));
-}
 
 const only = flags.only ? new Set(flags.only.split(",")) : undefined;
 let failures = 0;

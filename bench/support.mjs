@@ -5,6 +5,7 @@
  * a bounded-concurrency map, and percentiles.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 
 /**
  * The frames of one stream, and waits on them. `expect(predicate, timeoutMs)`
@@ -22,6 +23,14 @@ class FrameWaiters {
   /** Every parsed frame, when the stream was opened with `{keep: true}`. */
   kept = undefined;
   lastFrameAt = 0;
+
+  observers = new Set();
+
+  /** Calls `callback(frame)` for every frame from now on; returns a function that stops it. */
+  observe(callback) {
+    this.observers.add(callback);
+    return () => this.observers.delete(callback);
+  }
 
   expect(predicate, timeoutMs) {
     return new Promise((resolveWait) => {
@@ -51,6 +60,7 @@ class FrameWaiters {
     this.lastFrameAt = at;
     this.kept?.push(frame);
     if (Number.isInteger(frame?.seq)) this.#observe(frame.seq);
+    for (const callback of this.observers) callback(frame);
     for (const waiter of [...this.waiters]) {
       let matches = false;
       try {
@@ -110,6 +120,8 @@ export async function openEventSocket(url, { openTimeoutMs = 15_000, keep = fals
   return {
     stream: waiters,
     expect: (predicate, timeoutMs) => waiters.expect(predicate, timeoutMs),
+    /** Sends a text frame to the server. */
+    send: (text) => socket.send(text),
     async close() {
       closing = true;
       waiters.cancelAll();
@@ -266,4 +278,14 @@ export async function postJson(url, body, timeoutMs = 15_000) {
     // keep the text
   }
   return { status: response.status, body: parsed, at };
+}
+
+/** VmRSS of process `pid` in KiB (Linux /proc); undefined where there is none. */
+export function residentKiB(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

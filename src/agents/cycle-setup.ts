@@ -188,7 +188,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
         // Without `builtins` in the config the prompt stays as it was before the catalogue.
         ...((agent.config.builtins !== undefined || agent.config.deniedTools !== undefined) && { builtins }),
       });
-  const model = createModel(agent.config.model, env, {
+  const model = await createModel(agent.config.model, env, {
     nextTurn: () => storage.read("scripted_turn", scriptedTurn) ?? 0,
     consumeTurn: (index) => storage.write("scripted_turn", index + 1),
   });

@@ -1,11 +1,10 @@
 /**
  * Turns an image model config into an AI SDK image model. Keys come from
  * Worker secrets by the secret policy, a `baseURL` by the URL policy (checked
- * here as well as at save), exactly as for language models.
+ * here as well as at save), exactly as for language models. Provider
+ * packages are imported on use, as in create-model.ts.
  */
-import { createOpenAI } from "@ai-sdk/openai";
 import type { ImageModelV4 } from "@ai-sdk/provider";
-import { createWorkersAI } from "workers-ai-provider";
 import type { AppEnv } from "../env";
 import { describeSecretRefusal, readSecret } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
@@ -14,7 +13,7 @@ import { createScriptedImageModel } from "./scripted-image-model";
 
 export type ImageModelResult = { ok: true; model: ImageModelV4 } | { ok: false; error: string };
 
-export function createImageModel(config: ImageModelConfig, env: AppEnv): ImageModelResult {
+export async function createImageModel(config: ImageModelConfig, env: AppEnv): Promise<ImageModelResult> {
   const modelId = config.model ?? defaultImageModels[config.provider];
   switch (config.provider) {
     case "openai": {
@@ -30,11 +29,13 @@ export function createImageModel(config: ImageModelConfig, env: AppEnv): ImageMo
           error: secret.refusal === "unset" ? `The openai image provider needs an API key: set the ${name} secret` : `The openai image provider cannot use ${describeSecretRefusal(name, secret.refusal)}`,
         };
       }
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return { ok: true, model: createOpenAI({ apiKey: secret.value, baseURL: config.baseURL }).image(modelId) };
     }
     case "workers-ai": {
       const binding = env.AI;
       if (!binding) return { ok: false, error: 'The workers-ai image provider needs the Workers AI binding: add `[ai] binding = "AI"` to wrangler.toml' };
+      const { createWorkersAI } = await import("workers-ai-provider");
       return { ok: true, model: createWorkersAI({ binding }).image(modelId) };
     }
     case "scripted":

@@ -5,12 +5,12 @@
  * with a message that says which secret to set. A `baseURL` is checked by the
  * URL policy here too, so a config stored before a policy change cannot call
  * what the deployment now forbids.
+ *
+ * Each provider package is imported when a model of its kind is made, never
+ * at start-up: a Worker whose agents all use one provider never evaluates
+ * the others (see docs/development.md, "Bundle and start-up").
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { createWorkersAI } from "workers-ai-provider";
 import type { ModelConfig } from "./model-config";
 import type { AppEnv } from "../env";
 import { describeSecretRefusal, readSecret } from "../security/secret-policy";
@@ -22,7 +22,7 @@ import { createScriptedModel, type ScriptedCursor } from "./scripted-model";
  * its place in the script; other providers ignore it. Sampling settings
  * (`temperature`, `maxOutputTokens`) are call settings: pass them to `streamText`.
  */
-export function createModel(config: ModelConfig, env: AppEnv, scripted: ScriptedCursor): LanguageModelV4 {
+export async function createModel(config: ModelConfig, env: AppEnv, scripted: ScriptedCursor): Promise<LanguageModelV4> {
   if ((config.provider === "openai" || config.provider === "anthropic" || config.provider === "openai-compatible") && config.baseURL !== undefined) {
     const problem = outboundUrlProblem(config.baseURL, urlPolicyOf(env));
     if (problem !== undefined) throw new Error(`The model's baseURL cannot be used: ${problem}`);
@@ -30,20 +30,24 @@ export function createModel(config: ModelConfig, env: AppEnv, scripted: Scripted
   switch (config.provider) {
     case "openai": {
       const apiKey = requireSecret(env, config.apiKeyEnv ?? "OPENAI_API_KEY", config.provider);
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({ apiKey, baseURL: config.baseURL })(config.name);
     }
     case "anthropic": {
       const apiKey = requireSecret(env, config.apiKeyEnv ?? "ANTHROPIC_API_KEY", config.provider);
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey, baseURL: config.baseURL })(config.name);
     }
     case "openai-compatible": {
       const apiKey = config.apiKeyEnv ? requireSecret(env, config.apiKeyEnv, config.provider) : undefined;
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
       return createOpenAICompatible({ name: "openai-compatible", baseURL: config.baseURL, apiKey })(config.name);
     }
     case "workers-ai": {
       if (!env.AI) {
         throw new Error('The workers-ai provider needs the Workers AI binding: add `[ai] binding = "AI"` to wrangler.toml');
       }
+      const { createWorkersAI } = await import("workers-ai-provider");
       return createWorkersAI({ binding: env.AI })(config.name);
     }
     case "scripted":

@@ -64,6 +64,15 @@ describe("MCP connections kept across cycles", () => {
     world.close();
   });
 
+  it("a call the server does not answer within the server's timeout fails as a timeout", async () => {
+    const server = id();
+    const world = await providerWorld({ mcp: { servers: [{ name: "s", url: `http://mcp.test/stateful/${server}`, timeout: 5 }] } }, () => [{ toolCalls: [call("s__slow"), skip] }]);
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    expect(run.toolCalls[0]).toMatchObject({ toolName: "s__slow", status: "failed", result: { error: 'MCP tool "slow" on "s" timed out after 5ms' } });
+    world.close();
+  });
+
   it("a session the server forgot (404) is initialised again and the call goes through", async () => {
     const server = id();
     const world = await providerWorld({ mcp: { servers: [{ name: "calc", url: `http://mcp.test/stateful/${server}` }] } }, () => [

@@ -30,7 +30,7 @@ export async function generateImageFile(
   if (existing) {
     return { ok: true, image: { key, mediaType: existing.httpMetadata?.contentType ?? "image/png", size: existing.size, prompt: input.prompt, model: existing.customMetadata?.model ?? "" } };
   }
-  const made = createImageModel(config, context.env);
+  const made = await createImageModel(config, context.env);
   if (!made.ok) return { ok: false, error: made.error };
   const timeoutMs = context.config.limits.toolTimeout;
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(input.abortSignal ? [input.abortSignal] : [])]);

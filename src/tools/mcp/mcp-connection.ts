@@ -10,7 +10,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { outboundUrlProblem, type UrlPolicy } from "../../security/url-policy";
 
@@ -40,6 +40,11 @@ export class McpDeadlineError extends Error {
 /** A request whose session the server no longer knows (HTTP 404 with an `Mcp-Session-Id`). */
 export function isSessionGone(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** A request the SDK gave up on after its timeout (the server may still be working on it). */
+export function isRequestTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
 /** Races `work` against a deadline; on timeout `onTimeout` runs (to abort the work) and the race rejects. */

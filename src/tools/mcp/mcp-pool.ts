@@ -9,12 +9,31 @@
  * server left the config, the config changed, the agent was deleted, it sat
  * idle, it failed) ends its session with `DELETE` first. An eviction of the
  * object drops connections without that: the server times the session out.
+ *
+ * The MCP SDK is loaded with the first connection, never at start-up: its
+ * protocol schemas are the largest part of the Worker's module evaluation
+ * (docs/development.md, "Bundle and start-up"), and most agents have no MCP
+ * server.
  */
 import { canonicalJson } from "../../canonical-json";
 import { outboundUrlProblem, type UrlPolicy, urlPolicyOf } from "../../security/url-policy";
 import { fillHeaders } from "../gateway/fill-headers";
-import { isSessionGone, McpConnection, type McpCallAnswer, type McpToolDefinition } from "./mcp-connection";
+import type { McpCallAnswer, McpConnection, McpToolDefinition } from "./mcp-connection";
 import { defaultConnectTimeoutMs, defaultToolListTtlMs, type McpServerConfig } from "./mcp-server-config";
+
+/** mcp-connection.ts and the SDK behind it, once a connection has been opened. */
+let connectionModule: typeof import("./mcp-connection") | undefined;
+
+async function loadConnectionModule(): Promise<typeof import("./mcp-connection")> {
+  connectionModule ??= await import("./mcp-connection");
+  return connectionModule;
+}
+
+/** The server forgot the session (404). Only an opened connection can fail so, which loaded the SDK. */
+const isSessionGone = (error: unknown): boolean => connectionModule?.isSessionGone(error) ?? false;
+
+/** An MCP request that timed out in the SDK (only a call over an opened connection can). */
+export const isMcpRequestTimeout = (error: unknown): boolean => connectionModule?.isRequestTimeout(error) ?? false;
 
 /** A failing server is left alone 5 s after its first failure, doubling up to 10 minutes. */
 export const backoffMs = (failures: number) => Math.min(10 * 60 * 1000, 5_000 * 2 ** Math.max(0, failures - 1));
@@ -157,6 +176,7 @@ export class McpPool {
   }
 
   async #open(entry: Entry, deadline: number, totalMs: number): Promise<McpConnection> {
+    const { McpConnection } = await loadConnectionModule();
     const connection = await McpConnection.open({
       url: entry.server.url,
       transport: entry.server.transport,

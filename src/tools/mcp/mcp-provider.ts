@@ -10,13 +10,13 @@
  * reported (`mcp.server.failed`, or `mcp.server.backoff` while it is left
  * alone) and its tools are simply absent; the cycle goes on.
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedTool } from "../engine/resolved-tool";
 import { failed } from "../engine/tool-outcome";
 import { checkInputSchema } from "../json-schema/check-input-schema";
 import type { ProvidedTool, ToolProvider } from "../providers/tool-provider";
 import { providerToolName } from "../providers/tool-naming";
 import type { McpToolDefinition } from "./mcp-connection";
+import { isMcpRequestTimeout } from "./mcp-pool";
 import { mcpToolAllowed, type McpServerConfig } from "./mcp-server-config";
 import { mcpToolOutcome } from "./mcp-tool-result";
 
@@ -87,7 +87,7 @@ function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToo
         });
         return mcpToolOutcome(answer, { media: context.mediaToolResults });
       } catch (error) {
-        const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+        const timedOut = isMcpRequestTimeout(error);
         return failed(
           timedOut ? `MCP tool "${definition.name}" on "${server.name}" timed out after ${timeoutMs}ms` : `MCP tool "${definition.name}" on "${server.name}" failed: ${(error as Error).message}`,
           timedOut ? "timeout" : "upstream",

@@ -133,11 +133,11 @@ describe("the image-generator execution type", () => {
         return { image: btoa(String.fromCharCode(...pngMagic, 0, 0, 0, 0)) };
       },
     };
-    const made = createImageModel({ provider: "workers-ai", size: "512x512" }, { ...env, AI: binding as unknown as Ai });
+    const made = await createImageModel({ provider: "workers-ai", size: "512x512" }, { ...env, AI: binding as unknown as Ai });
     if (!made.ok) throw new Error(made.error);
     const result = await generateImage({ model: made.model, prompt: "a fox", size: "512x512" });
     expect(result.image.mediaType).toBe("image/png");
     expect(calls).toEqual([{ model: "@cf/black-forest-labs/flux-1-schnell", inputs: expect.objectContaining({ prompt: "a fox", width: 512, height: 512 }) }]);
-    expect(createImageModel({ provider: "openai" }, { ...env, OPENAI_API_KEY: undefined })).toEqual({ ok: false, error: "The openai image provider needs an API key: set the OPENAI_API_KEY secret" });
+    expect(await createImageModel({ provider: "openai" }, { ...env, OPENAI_API_KEY: undefined })).toEqual({ ok: false, error: "The openai image provider needs an API key: set the OPENAI_API_KEY secret" });
   });
 });
