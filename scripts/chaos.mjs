@@ -186,6 +186,13 @@ const repliesOf = async (spaceId, agentEntityId) =>
 const runsOf = async (agentId) => (await must("GET", `/api/agents/${agentId}/runs?limit=200`)).runs;
 const callsOf = async (agentId) => (await must("GET", `/api/agents/${agentId}/pending-tool-calls`)).pendingToolCalls;
 
+/** Rows of a query on the local D1 database itself (wrangler d1 execute, the same state the server persists to). */
+function d1Query(sql) {
+  const run = spawnSync(nodeBin, [wranglerBin, "d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql], { cwd: root, env: childEnvironment(), encoding: "utf8", timeout: 60_000 });
+  if (run.status !== 0) throw new Error(`d1 execute failed:\n${run.stdout}\n${run.stderr}`);
+  return JSON.parse(run.stdout)[0].results;
+}
+
 // ── scenarios: each returns {accepted, delivered, duplicated, recoveryMs} ─
 
 const enter = (spaceId) => ({ name: "enter_space", args: { spaceId } });
@@ -302,7 +309,22 @@ async function burst(round) {
   }
   const texts = stored.map((message) => message.text);
   const unique = new Set(texts).size;
-  return { accepted: count, delivered: posts.filter((post) => texts.includes(post.text)).length, duplicated: texts.length - unique, recoveryMs, note: `${cutOff.length} request(s) cut off in flight, ${storedButBroken} of them already stored; ${broken.length - cutOff.length} sent after the restart; every one retried with its key` };
+  // The space object writes messages to D1 behind (in batches, retried from its
+  // alarm): the kill lands between the two for some of them. D1 must end up
+  // with every stored message once, read from D1 itself, not through the object.
+  const inD1 = await waitFor("every message in D1", async () => {
+    const rows = d1Query(`SELECT text FROM messages WHERE space_id = '${spaceId}'`).map((row) => row.text);
+    return rows.length >= texts.length ? rows : undefined;
+  });
+  const missingInD1 = texts.filter((text) => !inD1.includes(text)).length;
+  const doubledInD1 = inD1.length - new Set(inD1).size;
+  return {
+    accepted: count,
+    delivered: posts.filter((post) => texts.includes(post.text)).length - missingInD1,
+    duplicated: texts.length - unique + doubledInD1,
+    recoveryMs,
+    note: `${cutOff.length} request(s) cut off in flight, ${storedButBroken} of them already stored; ${broken.length - cutOff.length} sent after the restart; every one retried with its key; D1 has ${inD1.length} row(s)`,
+  };
 }
 
 const runners = { "mid-cycle": midCycle, "mid-wait": midWait, "after-result": afterResult, burst };
