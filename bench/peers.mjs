@@ -320,6 +320,8 @@ async function prepareGatewayRounds(context, gateway, rounds) {
           inputSchema: { type: "object", properties: { q: { type: "string" } } },
         },
       ],
+      // Two cycles a round, back to back: the runaway guard's default budget would throttle them.
+      limits: { maxCyclesPerMinute: 10_000 },
     },
   });
   await gateway.api("POST", `/api/spaces/${space.id}/members`, { entityId: agent.entityId });

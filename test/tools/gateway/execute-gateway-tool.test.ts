@@ -180,7 +180,8 @@ describe("executeGatewayTool", () => {
     const { fetcher } = fakeFetch(() => new Response(stream, { headers: { "content-type": "application/json" } }));
     expect(await executeGatewayTool(options({ fetch: fetcher, maxResponseBytes: 100_000 }))).toEqual({ error: "Tool response exceeded 100000 bytes" });
     expect(state.pulls).toBeLessThan(10);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The cancel reaches the stream's source asynchronously: wait for it (bounded), not for a fixed time.
+    for (const deadline = Date.now() + 5_000; !state.cancelled && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(state.cancelled).toBe(true);
   });
 
