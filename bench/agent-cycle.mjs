@@ -33,7 +33,7 @@
  * to `agent.cycle.finished`.
  */
 import { randomBytes } from "node:crypto";
-import { mapLimit, median, ms, openEventSocket, percentile, postJson, printTable, ratio, replayEvents } from "./support.mjs";
+import { mapLimit, median, ms, openEventSocket, openEventSource, percentile, postJson, printTable, ratio, replayEvents } from "./support.mjs";
 
 export const name = "agent-cycle";
 export const description = "message in → the agent's send_message reply on the space stream, and D1 statements per cycle";
@@ -69,6 +69,8 @@ export async function run(context) {
   await gateway.api("POST", `/api/spaces/${space.id}/members`, { entityId: agent.entityId });
   const query = new URLSearchParams({ publicKey: gateway.publicKey, token: gateway.signToken(human.id, 3600) });
   const socket = await openEventSocket(`${gateway.wsBaseUrl}/api/spaces/${space.id}/stream?${query}`);
+  // The agent's own stream publishes at once (the space hears of a cycle's start in the cycle's first batch).
+  const agentStream = await openEventSource(`${gateway.baseUrl}/api/agents/${agent.id}/stream`, { "x-secret-key": gateway.secretKey });
 
   // ── floor set-up ───────────────────────────────────────────────────────
   const floorSpaceId = `spc_floor_${tag}`;
@@ -90,9 +92,14 @@ export async function run(context) {
     const reply = socket.expect((frame) => frame.type === "space.message" && frame.data?.entityId === agent.entityId, CYCLE_TIMEOUT_MS);
     const started = socket.expect((frame) => frame.type === "agent.cycle.started" && mine(frame), CYCLE_TIMEOUT_MS);
     const finished = socket.expect((frame) => frame.type === "agent.cycle.finished" && mine(frame), CYCLE_TIMEOUT_MS);
+    const text = `bench message ${turn}`;
+    const echoed = socket.expect((frame) => frame.type === "space.message" && frame.data?.text === text, CYCLE_TIMEOUT_MS);
+    const received = agentStream.expect((frame) => frame.type === "agent.inbox.received" && frame.data?.event?.text === text, CYCLE_TIMEOUT_MS);
+    const begun = agentStream.expect((frame) => frame.type === "agent.cycle.started" && frame.data?.trigger?.some((event) => event.text === text), CYCLE_TIMEOUT_MS);
+    const requested = agentStream.expect((frame) => frame.type === "tool.requested" && frame.data?.toolName === "send_message", CYCLE_TIMEOUT_MS);
     const start = performance.now();
-    const posted = gateway.api("POST", `/api/spaces/${space.id}/messages`, { text: `bench message ${turn}`, entityId: human.id }).then(() => performance.now());
-    const [postedAt, replyEvent, startedEvent, finishedEvent] = await Promise.all([posted, reply, started, finished]);
+    const posted = gateway.api("POST", `/api/spaces/${space.id}/messages`, { text, entityId: human.id }).then(() => performance.now());
+    const [postedAt, replyEvent, startedEvent, finishedEvent, echoedEvent, receivedEvent, begunEvent, requestedEvent] = await Promise.all([posted, reply, started, finished, echoed, received, begun, requested]);
     gatewaySide.sent += 1;
     if (!replyEvent || !finishedEvent) {
       gatewaySide.timeouts += 1;
@@ -106,6 +113,10 @@ export async function run(context) {
     gatewaySide.latencies.push(replyEvent.at - start);
     gatewaySide.post.push(postedAt - start);
     if (startedEvent) gatewaySide.wake.push(startedEvent.at - start);
+    if (echoedEvent) gatewaySide.echoed.push(echoedEvent.at - start);
+    if (receivedEvent) gatewaySide.received.push(receivedEvent.at - start);
+    if (begunEvent) gatewaySide.begun.push(begunEvent.at - start);
+    if (requestedEvent) gatewaySide.requested.push(requestedEvent.at - start);
     gatewaySide.finished.push(finishedEvent.at - start);
     gatewaySide.runIds.push(finishedEvent.frame.data.runId);
   };
@@ -201,12 +212,12 @@ export async function run(context) {
 
     report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSide, runs, statsDelta: statsAfter.d1Statements - statsBefore.d1Statements, measuredCycles, sample: state.sampleRun, socket });
   } finally {
-    await Promise.all([socket.close(), floorSocket.close()]);
+    await Promise.all([socket.close(), floorSocket.close(), agentStream.close()]);
   }
 }
 
 function emptySide() {
-  return { sent: 0, timeouts: 0, mismatched: 0, latencies: [], post: [], wake: [], finished: [], runIds: [] };
+  return { sent: 0, timeouts: 0, mismatched: 0, latencies: [], post: [], wake: [], finished: [], runIds: [], echoed: [], received: [], begun: [], requested: [] };
 }
 
 /**
@@ -255,7 +266,11 @@ function report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSid
   printTable(
     ["gateway breakdown (from POST)", "median ms", "p95 ms"],
     [
+      ["the person's message on the space socket", ms(median(gatewaySide.echoed)), ms(percentile(gatewaySide.echoed, 0.95))],
+      ["agent.inbox.received on the agent stream (SSE)", ms(median(gatewaySide.received)), ms(percentile(gatewaySide.received, 0.95))],
       ["POST /messages answered (201)", ms(median(gatewaySide.post)), ms(percentile(gatewaySide.post, 0.95))],
+      ["agent.cycle.started on the agent stream (SSE)", ms(median(gatewaySide.begun)), ms(percentile(gatewaySide.begun, 0.95))],
+      ["tool.requested send_message on the agent stream", ms(median(gatewaySide.requested)), ms(percentile(gatewaySide.requested, 0.95))],
       ["agent.cycle.started on socket", ms(median(gatewaySide.wake)), ms(percentile(gatewaySide.wake, 0.95))],
       ["reply space.message on socket", ms(gatewayMedian), ms(percentile(gatewaySide.latencies, 0.95))],
       ["agent.cycle.finished on socket", ms(median(gatewaySide.finished)), ms(percentile(gatewaySide.finished, 0.95))],

@@ -6,8 +6,11 @@
  * Under `wrangler dev` the Worker and all its Durable Objects run in one
  * isolate, so one profile sees the route, the objects and the cycles alike.
  */
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
-/** Starts sampling; `stop()` resolves the profile's summary (and writes the raw profile when `writeTo` is given). */
+/** Starts sampling; `stop()` resolves the profile's summary, and writes the whole profile to a temporary file (`path`). */
 export async function startCpuProfile(inspectorPort, { samplingIntervalUs = 200 } = {}) {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
   const target = targets.find((entry) => entry.webSocketDebuggerUrl) ?? targets[0];
@@ -47,7 +50,10 @@ export async function startCpuProfile(inspectorPort, { samplingIntervalUs = 200 
     async stop() {
       const { profile } = await send("Profiler.stop");
       socket.close();
-      return summarize(profile);
+      // The whole profile too, for Chrome DevTools (Performance → load profile) or your own analysis.
+      const path = join(tmpdir(), `switchboard-${Date.now()}.cpuprofile`);
+      writeFileSync(path, JSON.stringify(profile));
+      return { ...summarize(profile), path };
     },
   };
 }
@@ -103,4 +109,5 @@ export function printProfile(summary, print = console.log) {
   for (const entry of summary.functions) print(`    ${percent(entry.share).padStart(6)}  ${entry.name}`);
   print("  time including callees (named functions of the bundle):");
   for (const entry of summary.inclusive) print(`    ${percent(entry.share).padStart(6)}  ${entry.name}`);
+  if (summary.path) print(`  the whole profile: ${summary.path}`);
 }

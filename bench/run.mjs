@@ -67,7 +67,7 @@ const deadline = startedAt + Number(flags.budget) * 1000;
 
 const log = (...parts) => console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s]`, ...parts);
 
-const servers = createServers({ log, deadline, verbose: flags.verbose });
+const servers = createServers({ log, deadline, verbose: flags.verbose, unminified: flags.profile });
 const cleanup = servers.cleanup;
 
 for (const signal of ["SIGINT", "SIGTERM"]) {

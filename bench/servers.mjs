@@ -11,7 +11,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -43,7 +43,7 @@ export function sleep(milliseconds) {
  * `log(...parts)` prints progress; every start gives up at `deadline` (ms
  * since the epoch); `verbose` echoes the servers' output.
  */
-export function createServers({ log, deadline, verbose = false }) {
+export function createServers({ log, deadline, verbose = false, unminified = false }) {
   /** Every process and directory this run created, so cleanup can undo it. */
   const children = new Set();
   const temporaryDirectories = new Set();
@@ -236,6 +236,12 @@ export function createServers({ log, deadline, verbose = false }) {
     const persistTo = join(directory, "state");
     const app = snapshotWorkingTree(directory);
     log(`gateway: snapshot of ${describeTree()}`);
+    if (unminified) {
+      // A CPU profile names functions by their identifiers: this build is not minified (the deploy build is).
+      const configPath = join(app, "wrangler.toml");
+      writeFileSync(configPath, readFileSync(configPath, "utf8").replace(/^minify = true$/m, "minify = false"));
+      log("gateway: not minified, so the profile has names (--profile)");
+    }
     const secrets = {
       GATEWAY_SECRET_KEY: randomBytes(32).toString("hex"),
       GATEWAY_PUBLIC_KEY: randomBytes(24).toString("hex"),
