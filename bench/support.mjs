@@ -5,7 +5,7 @@
  * a bounded-concurrency map, and percentiles.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * The frames of one stream, and waits on them. `expect(predicate, timeoutMs)`
@@ -285,6 +285,42 @@ export function residentKiB(pid) {
   try {
     const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (user + system, all threads) in ms of every process under `pid`
+ * (itself included), from /proc/<pid>/stat in clock ticks of 10 ms; undefined
+ * where there is no /proc. Under a `wrangler dev`: wrangler, its proxy and
+ * the workerd that runs the Worker, its objects and local D1.
+ */
+export function treeCpuMs(pid) {
+  try {
+    const childrenOf = new Map();
+    const cpuOf = new Map();
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // comm may hold spaces and parentheses: the fields after the last ")" are fixed.
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        const parent = Number(fields[1]);
+        childrenOf.set(parent, [...(childrenOf.get(parent) ?? []), Number(entry)]);
+        cpuOf.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+    if (!cpuOf.has(pid)) return undefined;
+    let total = 0;
+    for (const queue = [pid]; queue.length > 0; ) {
+      const next = queue.shift();
+      total += cpuOf.get(next) ?? 0;
+      queue.push(...(childrenOf.get(next) ?? []));
+    }
+    return total;
   } catch {
     return undefined;
   }
