@@ -85,7 +85,7 @@ setTimeout(() => {
   cleanup().finally(() => process.exit(1));
 }, deadline - Date.now() + 15_000).unref();
 
-/** Issue 13's targets, as the modules measured them: printed together at the end. */
+/** The performance targets, as the modules measured them: printed together at the end. */
 const targets = [];
 
 const context = {
@@ -153,7 +153,7 @@ try {
   await cleanup();
 }
 if (targets.length > 0) {
-  console.log("\n=== targets (issue 13), this run");
+  console.log("\n=== targets, this run");
   printTable(
     ["measure", "now", "target", "met"],
     targets.map((row) => [row.measure, row.now, row.target, row.met === undefined ? "n/a" : row.met ? "yes" : "no"]),
