@@ -2,7 +2,8 @@
 /**
  * `npm run soak`: one `wrangler dev` of the gateway (a snapshot of the working
  * tree, fresh database and keys, bench/servers.mjs) under a long mixed load,
- * with workerd's memory sampled all along. Three lanes run at once:
+ * with workerd's memory sampled all along. The load comes in --rounds equal
+ * rounds (default 4); in each, three lanes run at once:
  *
  *   messages  --messages posts (default 10,000) to --spaces spaces, at most
  *             --concurrency in flight; two WebSocket listeners per space count
@@ -19,15 +20,15 @@
  * its own proxy, which owns the dev port, is sampled too), and the Worker's
  * V8 heap through wrangler's inspector (`Runtime.getHeapUsage`: used, and
  * external = embedder objects + ArrayBuffer backing stores). It prints the
- * samples, a least-squares line through the second half of the samples taken
- * under load (KiB per minute, and bytes per operation at the rate driven) and
- * a verdict on the runtime's RSS: flat under --threshold KiB/min (default
- * 1024), climbing otherwise. Why 1 MiB/min: V8 grows and returns its heap in
- * steps of about a megabyte, so the second half of a few-minute run wanders
- * by a few MiB without any leak; at the ~100 operations/s this soak drives on
- * a 2-core machine, 1 MiB/min is under 200 bytes kept per operation, about
- * the smallest leak per message, socket or cycle one run can tell from
- * noise. A longer soak sees smaller leaks.
+ * samples, then each round's peak RSS and the V8 heap at its end, and a
+ * verdict on the runtime's RSS from the second round's peak to the last's:
+ * flat under --threshold bytes per operation (default 200), climbing
+ * otherwise. Rounds, because an allocator keeps what the first burst of load
+ * made it take (a high-water mark, not a leak); a leak shows as peaks that
+ * keep rising round after round. 200 bytes: at the ~100 operations/s this
+ * soak drives on a 2-core machine that is about 1 MiB a minute, about the
+ * smallest drift one run can tell from V8 returning its heap in megabyte
+ * steps.
  *
  * --target floor runs the same three lanes against bench/floor-worker (frames
  * through one RPC, the same sockets, each cycle's D1 writes and broadcast):
@@ -53,7 +54,8 @@ const { values: flags } = parseArgs({
     agents: { type: "string", default: "5" },
     concurrency: { type: "string", default: "4" },
     sample: { type: "string", default: "5" },
-    threshold: { type: "string", default: "1024" },
+    rounds: { type: "string", default: "4" },
+    threshold: { type: "string", default: "200" },
     budget: { type: "string", default: "2400" },
     target: { type: "string", default: "gateway" },
     verbose: { type: "boolean", default: false },
@@ -64,7 +66,7 @@ const { values: flags } = parseArgs({
 if (flags.help) {
   console.log(
     "usage: npm run soak -- [--messages 10000] [--connects 2000] [--cycles 500] [--spaces 10] [--agents 5] [--concurrency 4]\n" +
-      "                       [--sample 5] [--threshold 1024] [--target gateway|floor] [--budget 2400] [--verbose]",
+      "                       [--rounds 4] [--sample 5] [--threshold 200] [--target gateway|floor] [--budget 2400] [--verbose]",
   );
   process.exit(0);
 }
@@ -81,7 +83,11 @@ if (!["gateway", "floor"].includes(flags.target)) {
   process.exit(2);
 }
 const sampleMs = Number(flags.sample) * 1000;
-const thresholdKiBPerMinute = Number(flags.threshold);
+/** Bytes of runtime RSS per operation, from the second round's peak to the last's, under which the trend is flat. */
+const thresholdBytesPerOperation = Number(flags.threshold);
+const rounds = Math.max(2, Number(flags.rounds));
+/** The `part`-th of `rounds` shares of `total` (the shares add up to it). */
+const shareOf = (total, part) => Math.floor((total * (part + 1)) / rounds) - Math.floor((total * part) / rounds);
 const STEP_TIMEOUT_MS = 30_000;
 const CONNECT_CONCURRENCY = 8;
 const LISTENERS_PER_SPACE = 2;
@@ -201,6 +207,11 @@ function workerdPids(pid) {
   return found;
 }
 
+/** The `part`-th of `parts` shares of `total`. */
+function shareOf2(total, part, parts) {
+  return Math.floor((total * (part + 1)) / parts) - Math.floor((total * part) / parts);
+}
+
 /** Least-squares slope of y over x. */
 function slope(points) {
   const n = points.length;
@@ -219,9 +230,10 @@ function slope(points) {
 const done = { messages: 0, connects: 0, cycles: 0 };
 const problems = [];
 
-async function messagesLane(setup) {
+async function messagesLane(setup, round) {
+  const from = Math.floor((sizes.messages * round) / rounds);
   await mapLimit(
-    Array.from({ length: sizes.messages }, (_, index) => index),
+    Array.from({ length: shareOf(sizes.messages, round) }, (_, index) => from + index),
     sizes.concurrency,
     async (index) => {
       await setup.post(index % setup.rooms, `soak ${index}`);
@@ -230,9 +242,9 @@ async function messagesLane(setup) {
   );
 }
 
-async function connectsLane(setup) {
+async function connectsLane(setup, round) {
   let failed = 0;
-  await mapLimit(Array.from({ length: sizes.connects }), CONNECT_CONCURRENCY, async () => {
+  await mapLimit(Array.from({ length: shareOf(sizes.connects, round) }), CONNECT_CONCURRENCY, async () => {
     try {
       const socket = await openEventSocket(setup.connectUrl, { openTimeoutMs: STEP_TIMEOUT_MS });
       await socket.close();
@@ -245,14 +257,16 @@ async function connectsLane(setup) {
   if (failed) problems.push(`${failed} WebSocket connect(s) failed`);
 }
 
-async function cyclesLane(setup) {
-  const perAgent = Math.ceil(sizes.cycles / setup.agents.length);
+async function cyclesLane(setup, round) {
+  const count = shareOf(sizes.cycles, round);
   let timedOut = 0;
   await Promise.all(
     setup.agents.map(async (agent, agentIndex) => {
       await agent.open?.();
       try {
-        for (let cycle = 0; cycle < perAgent && agentIndex * perAgent + cycle < sizes.cycles; cycle += 1) {
+        // This round's cycles, spread over the agents; each agent numbers its cycles across rounds.
+        for (let mine = shareOf2(count, agentIndex, setup.agents.length); mine > 0; mine -= 1) {
+          const cycle = (agent.nextCycle = (agent.nextCycle ?? -1) + 1);
           if (!(await agent.cycle(cycle))) {
             timedOut += 1;
             if (timedOut >= 5) throw new Error("5 cycles did not finish within 30 s");
@@ -362,7 +376,9 @@ async function prepareGateway(gateway) {
         { name: "skip", args: {} },
       ],
     }));
-    const agent = await gateway.api("POST", "/api/agents", { config: { agent: { name: `soak agent ${tag} ${index}` }, model: { provider: "scripted", turns } } });
+    // Back-to-back cycles: the runaway guard's default (60 a minute) would hold them, as it should for a real agent.
+    const config = { agent: { name: `soak agent ${tag} ${index}` }, model: { provider: "scripted", turns }, limits: { maxCyclesPerMinute: 10_000 } };
+    const agent = await gateway.api("POST", "/api/agents", { config });
     await gateway.api("POST", `/api/spaces/${agentSpace.id}/members`, { entityId: agent.entityId });
     let stream;
     agents.push({
@@ -395,14 +411,18 @@ try {
   if (!runtime) throw new Error(`no workerd process found under wrangler (pid ${server.pid}); /proc is needed`);
   const heap = await openHeapGauge(server.inspectorPort);
   log(`${flags.target}: workerd runtime pid ${runtime} (the Worker and its objects), RSS ${(memoryOf(runtime).rss / 1024).toFixed(1)} MiB; wrangler's proxy pid ${proxy ?? "?"}`);
-  log(`load: ${sizes.messages} messages to ${sizes.spaces} spaces (${sizes.concurrency} in flight), ${sizes.connects} connects/disconnects, ${sizes.cycles} cycles over ${sizes.agents} agents, all at once`);
+  log(
+    `load: ${sizes.messages} messages to ${sizes.spaces} spaces (${sizes.concurrency} in flight), ${sizes.connects} connects/disconnects, ${sizes.cycles} cycles over ${sizes.agents} agents, ` +
+      `in ${rounds} equal rounds, the three lanes at once in each`,
+  );
 
   const loadStart = performance.now();
   const samples = [];
   let sampling = Promise.resolve();
+  let round = 0;
   const takeSample = () => {
     const seconds = (performance.now() - loadStart) / 1000;
-    const counts = { ...done };
+    const counts = { ...done, round };
     const memory = memoryOf(runtime);
     const proxyKiB = proxy ? memoryOf(proxy).rss : undefined;
     sampling = sampling.then(async () => {
@@ -412,15 +432,21 @@ try {
   };
   takeSample();
   const sampler = setInterval(takeSample, sampleMs);
-  const lanes = await Promise.allSettled([messagesLane(setup), connectsLane(setup), cyclesLane(setup)]);
+  const roundEnds = [];
+  for (; round < rounds; round += 1) {
+    const lanes = await Promise.allSettled([messagesLane(setup, round), connectsLane(setup, round), cyclesLane(setup, round)]);
+    lanes.forEach((lane, index) => {
+      if (lane.status === "rejected") problems.push(`round ${round + 1}, ${["messages", "connects", "cycles"][index]} lane: ${lane.reason?.message ?? lane.reason}`);
+    });
+    takeSample();
+    roundEnds.push({ seconds: (performance.now() - loadStart) / 1000, operations: done.messages + done.connects + done.cycles });
+    log(`round ${round + 1} of ${rounds} done: ${done.messages} messages, ${done.connects} connects, ${done.cycles} cycles so far`);
+    if (problems.length > 0) break;
+  }
   clearInterval(sampler);
-  takeSample();
   await sampling;
   heap?.close();
   const loadSeconds = (performance.now() - loadStart) / 1000;
-  lanes.forEach((lane, index) => {
-    if (lane.status === "rejected") problems.push(`${["messages", "connects", "cycles"][index]} lane: ${lane.reason?.message ?? lane.reason}`);
-  });
 
   // Each listener must have every message of its space: wait (bounded) for the last frames, then count.
   let settleTimer;
@@ -438,9 +464,10 @@ try {
   const mib = (kib) => (kib / 1024).toFixed(1);
   const optional = (kib) => (kib === undefined ? "n/a" : mib(kib));
   printTable(
-    ["t s", "runtime RSS MiB", "of it anon MiB", "V8 heap used / total MiB", "V8 external MiB", "proxy RSS MiB", "messages", "connects", "cycles"],
+    ["t s", "round", "runtime RSS MiB", "of it anon MiB", "V8 heap used / total MiB", "V8 external MiB", "proxy RSS MiB", "messages", "connects", "cycles"],
     samples.map((sample) => [
       sample.seconds.toFixed(0),
+      Math.min(rounds, sample.round + 1),
       mib(sample.kib),
       mib(sample.anonKiB),
       `${optional(sample.heapKiB)} / ${optional(sample.heapTotalKiB)}`,
@@ -453,26 +480,33 @@ try {
   );
   const operations = done.messages + done.connects + done.cycles;
   console.log(`\nload: ${loadSeconds.toFixed(0)} s, ${done.messages} messages, ${done.connects} connects/disconnects, ${done.cycles} cycles (${(operations / loadSeconds).toFixed(0)} operations/s)`);
-  const secondHalf = samples.filter((sample) => sample.seconds >= loadSeconds / 2);
-  const perMinute = slope(secondHalf.map((sample) => [sample.seconds / 60, sample.kib]));
   const first = samples[0].kib;
   const peak = Math.max(...samples.map((sample) => sample.kib));
   const last = samples.at(-1).kib;
   console.log(`runtime RSS: ${mib(first)} MiB at the start, ${mib(peak)} MiB at the peak, ${mib(last)} MiB at the end`);
-  if (perMinute === undefined) {
-    console.log(`trend: too few samples in the second half (${secondHalf.length}) for a fit: run longer or sample more often (--sample)`);
+  // Per round: the allocator keeps what the first round made it take (a high-water mark, the floor does the same);
+  // a leak shows as peaks that keep rising round after round.
+  const peaks = roundEnds.map((_, index) => Math.max(...samples.filter((sample) => sample.round === index || (sample.round === index + 1 && sample.seconds <= roundEnds[index].seconds)).map((sample) => sample.kib)));
+  const heapAtEnd = roundEnds.map((end) => samples.filter((sample) => sample.seconds <= end.seconds + 0.5).at(-1)?.heapKiB);
+  printTable(
+    ["round", "operations", "runtime RSS peak MiB", "V8 heap used at its end MiB"],
+    roundEnds.map((end, index) => [index + 1, end.operations - (index > 0 ? roundEnds[index - 1].operations : 0), mib(peaks[index]), optional(heapAtEnd[index])]),
+  );
+  if (roundEnds.length < 3) {
+    console.log(`trend: ${roundEnds.length} round(s) finished; at least 3 are needed (the first sets the high-water mark)`);
     problems.push("no trend");
   } else {
-    const operationsPerMinute = (operations / loadSeconds) * 60;
-    const bytesPerOperation = (perMinute * 1024) / operationsPerMinute;
-    const verdict = perMinute < thresholdKiBPerMinute ? "flat" : "climbing";
+    const laterOperations = roundEnds.at(-1).operations - roundEnds[1].operations;
+    const bytesPerOperation = ((peaks.at(-1) - peaks[1]) * 1024) / laterOperations;
+    const verdict = bytesPerOperation < thresholdBytesPerOperation ? "flat" : "climbing";
     console.log(
-      `trend over the second half (${secondHalf.length} samples, ${(loadSeconds / 2).toFixed(0)} s): ${perMinute >= 0 ? "+" : ""}${perMinute.toFixed(0)} KiB/min ` +
-        `(${bytesPerOperation >= 0 ? "+" : ""}${bytesPerOperation.toFixed(0)} bytes per operation at this rate)`,
+      `trend: runtime RSS peak from round 2 to round ${roundEnds.length}: ${mib(peaks[1])} → ${mib(peaks.at(-1))} MiB over ${laterOperations} operations, ` +
+        `${bytesPerOperation >= 0 ? "+" : ""}${bytesPerOperation.toFixed(0)} bytes per operation`,
     );
-    const heapPerMinute = slope(secondHalf.filter((sample) => sample.heapKiB !== undefined).map((sample) => [sample.seconds / 60, sample.heapKiB]));
-    if (heapPerMinute !== undefined) console.log(`V8 heap used over the second half: ${heapPerMinute >= 0 ? "+" : ""}${heapPerMinute.toFixed(0)} KiB/min (uncollected garbage included)`);
-    console.log(`verdict: ${verdict} (threshold ${thresholdKiBPerMinute} KiB/min, ${((thresholdKiBPerMinute * 1024) / operationsPerMinute).toFixed(0)} bytes per operation at this rate)`);
+    const heapPoints = heapAtEnd.slice(1).flatMap((kib, index) => (kib === undefined ? [] : [[index, kib]]));
+    const heapPerRound = slope(heapPoints);
+    if (heapPerRound !== undefined) console.log(`V8 heap used at each round's end, from round 2: ${heapPerRound >= 0 ? "+" : ""}${heapPerRound.toFixed(0)} KiB per round (garbage not yet collected included)`);
+    console.log(`verdict: ${verdict} (threshold ${thresholdBytesPerOperation} bytes per operation)`);
     if (verdict === "climbing") exitCode = 1;
   }
   if (problems.length) {
