@@ -28,6 +28,9 @@ export async function mayAnswer(env: AppEnv, principal: Principal, call: Pending
   const policy = AnsweredBy.safeParse(call.answeredBy ?? "members");
   if (!policy.success || policy.data === "members") return { ok: true };
   if (policy.data === "initiator") {
+    if (call.initiatorEntityId === undefined || call.initiatorEntityId === null) {
+      return { ok: false, reason: "Only the person whose message started this run may answer this call, and no person's message started it: only the secret key or the call's callback URL can" };
+    }
     return principal.entityId === call.initiatorEntityId ? { ok: true } : { ok: false, reason: "Only the person whose message started this run may answer this call" };
   }
   if ("entities" in policy.data) {

@@ -60,6 +60,17 @@ describe("who may answer", () => {
     expect((await submitResult(part.runId, part.toolCallId, { yes: 1 }, await memberHeaders(world.person))).status).toBe(200);
     world.close();
   });
+
+  it("answeredBy initiator on a run no person started: members are told only the secret key or the callback URL can answer", async () => {
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    await world.wake();
+    const part = await card(world);
+    const refused = await submitResult(part.runId, part.toolCallId, { yes: 1 }, await memberHeaders(world.person));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toContain("no person's message started it");
+    expect((await submitResult(part.runId, part.toolCallId, { yes: 1 })).status).toBe(200);
+    world.close();
+  });
 });
 
 describe("timeout policies on waiting calls", () => {
