@@ -12,6 +12,7 @@ import { checkApprovalConfig, QueueName, ToolConfig } from "../tools/tool-config
 import { ApprovalConfig } from "../tools/wait-policy-config";
 import { ReflectionConfig } from "./reflection-config";
 import { checkProviderNames } from "../tools/providers/check-provider-names";
+import { outputReaderName } from "../tools/providers/output-reader";
 import { ProviderConfig } from "../tools/providers/provider-config";
 
 export const AgentConfig = z
@@ -99,8 +100,18 @@ export const AgentConfig = z
   })
   .strict()
   .superRefine((config, context) => {
+    // A key must be a name the model can call: a misspelt key would leave the tool it meant without its approval.
+    const providerNames = [...(config.mcp?.servers ?? []), ...(config.providers ?? [])].map((provider) => provider.name);
     for (const [name, approval] of Object.entries(config.approvals ?? {})) {
       for (const problem of checkApprovalConfig(approval)) context.addIssue({ code: "custom", path: ["approvals", name, ...problem.path], message: problem.message });
+      const known = isBuiltinToolName(name) || name === outputReaderName || config.tools.some((tool) => tool.name === name) || providerNames.some((provider) => name.startsWith(`${provider}__`));
+      if (!known) {
+        context.addIssue({
+          code: "custom",
+          path: ["approvals", name],
+          message: `"${name}" names no tool this agent can have: a built-in, a configured tool, or {provider}__{tool} of ${providerNames.length ? providerNames.map((provider) => `"${provider}"`).join(", ") : "a configured MCP server or provider (none here)"}`,
+        });
+      }
     }
     const seen = new Map<string, number>();
     config.tools.forEach((tool, index) => {

@@ -214,4 +214,28 @@ describe("approvals", () => {
     expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "completed" });
     world.close();
   });
+
+  it("the approvals map names tools the agent can have: a misspelt key is refused at save, a provider's namespace is accepted", async () => {
+    const base = { agent: { name: "Keys" }, model: { provider: "scripted", turns: [] } };
+    const refused = await secret<{ error: { code: string; details: { path: string; message: string }[] } }>("/api/agents", {
+      body: { config: { ...base, approvals: { delete_memory: { required: true }, github__merge: { required: true } } } },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "config.approvals.delete_memory", message: expect.stringContaining("names no tool") }),
+        expect.objectContaining({ path: "config.approvals.github__merge", message: expect.stringContaining("none here") }),
+      ]),
+    );
+    const accepted = await secret("/api/agents", {
+      body: {
+        config: {
+          ...base,
+          mcp: { servers: [{ name: "github", url: "https://mcp.example.test/mcp" }] },
+          approvals: { delete_memories: { required: true }, github__merge: { required: true }, read_output: { required: true } },
+        },
+      },
+    });
+    expect(accepted.status).toBe(201);
+  });
 });
