@@ -139,6 +139,9 @@ describe("an agent by either of its ids", () => {
     // Adding it again by the other id is the same member.
     const again = await secret(`/api/spaces/${created.body.id}/members`, { body: { entityId: first.entityId } });
     expect(again.status).toBe(409);
+    // A role is set on it by either id too.
+    const role = await secret(`/api/spaces/${created.body.id}/members/${second.id}`, { method: "PUT", body: { role: "reviewer" } });
+    expect(role).toMatchObject({ status: 200, body: { entityId: second.entityId, role: "reviewer" } });
     const removed = await secret(`/api/spaces/${created.body.id}/members/${second.id}`, { method: "DELETE" });
     expect(removed.status).toBe(200);
   });

@@ -116,9 +116,12 @@ export const spaceRoutes = createRouter()
     }),
     async (c) => {
       requireSecret(c);
-      const { spaceId, entityId: memberId } = c.req.valid("param");
+      const { spaceId, entityId: givenId } = c.req.valid("param");
       const { role } = c.req.valid("json");
-      const updated = await getDatabase(c.env.DB)
+      const database = getDatabase(c.env.DB);
+      // An agent may be named by either of its ids, as everywhere an entity is expected.
+      const memberId = await resolveEntityId(database, givenId);
+      const updated = await database
         .update(members)
         .set({ role })
         .where(and(eq(members.spaceId, spaceId), eq(members.entityId, memberId)))
