@@ -15,6 +15,8 @@ const idempotentPosts = [
   /^\/api\/spaces\/[^/]+\/messages$/,
   /^\/api\/agents\/[^/]+\/inbox$/,
   /^\/api\/runs\/[^/]+\/tool-results$/,
+  /^\/api\/webhooks$/,
+  /^\/api\/pending-tool-calls\/[^/]+\/redeliver$/,
   // Answering a callback is idempotent by design: the same body again is a duplicate.
   /^\/api\/callbacks\/[^/]+$/,
 ];

@@ -182,7 +182,7 @@ export class AgentDO extends DurableObject<AppEnv> {
    * cancellation), expire it now, or deliver its result to the inbox again.
    * Every action is noted on the call's run.
    */
-  async operateOnCall(call: PendingCall, action: "cancel" | "expire" | "redeliver", reason: string): Promise<{ done: boolean }> {
+  async operateOnCall(call: PendingCall, action: "cancel" | "expire" | "redeliver", reason: string, eventId?: string): Promise<{ done: boolean }> {
     let done = false;
     if (action === "cancel") done = await this.#owner.cancel(call.toolCallId, reason);
     else if (action === "expire") done = await this.#owner.expire(call.toolCallId);
@@ -190,7 +190,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       const error = call.status === "expired" ? `Tool "${call.toolName}" expired` : undefined;
       this.#storage.enqueue(
         { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: call.status === "resolved" ? call.result : null, ...(error && { error }) },
-        `evt_redeliver_${call.toolCallId}_${Date.now()}`,
+        eventId ?? `evt_redeliver_${call.toolCallId}_${Date.now()}`,
       );
       await this.#kick();
       done = true;

@@ -39,7 +39,18 @@ export function createApp() {
   app.use("/api/*", requestBody);
   app.use("/api/*", hopGuard);
   // The writes a client may retry (contract §4).
-  for (const path of ["/api/entities", "/api/agents", "/api/agents/import", "/api/spaces", "/api/spaces/:spaceId/messages", "/api/agents/:agentId/inbox", "/api/runs/:runId/tool-results", "/api/webhooks"]) {
+  for (const path of [
+    "/api/entities",
+    "/api/agents",
+    "/api/agents/import",
+    "/api/spaces",
+    "/api/spaces/:spaceId/messages",
+    "/api/agents/:agentId/inbox",
+    "/api/runs/:runId/tool-results",
+    "/api/webhooks",
+    // Delivering a result again is the one operator action that is not naturally idempotent.
+    "/api/pending-tool-calls/:callId/redeliver",
+  ]) {
     app.on("POST", path, idempotency);
   }
 

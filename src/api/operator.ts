@@ -13,7 +13,7 @@ import { pendingToolCalls } from "../db/schema";
 import { ApiError, notFound } from "../errors";
 import { getPendingCall } from "../tools/engine/pending-calls";
 import { requireSecret } from "./authorize";
-import { type ApiContext, createRouter } from "./context";
+import { type ApiContext, createRouter, newId } from "./context";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, queryInteger, writeErrorResponses } from "./schemas";
 
 const CallIdParam = z.object({ callId: z.string().min(1).max(200).openapi({ param: { name: "callId", in: "path" } }) });
@@ -50,7 +50,9 @@ async function operate(c: ApiContext, name: "cancel" | "expire" | "redeliver", c
   if (name === "redeliver" && call.kind === "approval") {
     throw new ApiError(409, "conflict", `"${callId}" is an approval: it answers only the cycle that asked for it and cannot be delivered again`);
   }
-  const { done } = await agentStub(c.env, call.agentId).operateOnCall(call, name, reason ?? "");
+  // With an Idempotency-Key, a retried redelivery queues the same event (the inbox ignores it the second time).
+  const eventId = name === "redeliver" && c.get("idempotency") ? newId(c, "evt") : undefined;
+  const { done } = await agentStub(c.env, call.agentId).operateOnCall(call, name, reason ?? "", eventId);
   if (!done) {
     throw new ApiError(409, "conflict", name === "redeliver" ? `Tool call "${callId}" has no result to deliver again (it is ${call.status})` : `Tool call "${callId}" was already ${call.status}`);
   }

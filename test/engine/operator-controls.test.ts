@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { secret } from "../support/api";
+import { call, secret, secretHeaders } from "../support/api";
 import { settledRuns, waitForRuns } from "../support/agents";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
@@ -47,8 +47,16 @@ describe("operator controls", () => {
     const runs = await settledRuns(world.agent.id);
     const results = runs.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result" && event.toolCallId === second);
     expect(results.map((event) => event.result)).toEqual([{ answer: 2 }, { answer: 2 }]);
+    // An operator's retry under the same Idempotency-Key delivers once more, not twice.
+    const keyed = { "idempotency-key": `redeliver-${second}` };
+    expect((await secret(`/api/pending-tool-calls/${second}/redeliver`, { body: {}, headers: keyed })).status).toBe(200);
+    const retried = await call(`/api/pending-tool-calls/${second}/redeliver`, { body: {}, headers: { ...secretHeaders, ...keyed } });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    const after = await settledRuns(world.agent.id);
+    expect(after.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result" && event.toolCallId === second)).toHaveLength(3);
     const recorded = await secret<{ notes: { kind: string; message: string }[] }>(`/api/runs/${run.id}`);
-    expect(recorded.body.notes.filter((note) => note.kind === "operator").map((note) => note.message)).toEqual([expect.stringContaining('"expire"'), expect.stringContaining('"redeliver"')]);
+    expect(recorded.body.notes.filter((note) => note.kind === "operator").map((note) => note.message)).toEqual([expect.stringContaining('"expire"'), expect.stringContaining('"redeliver"'), expect.stringContaining('"redeliver"')]);
     world.close();
   });
 
