@@ -301,6 +301,14 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
     return startWranglerDev({ label: "floor", config, persistTo });
   }
 
+  /** bench/hello-worker under wrangler dev: `fetch` answers `ok`, nothing else. */
+  async function startHello() {
+    const persistTo = join(temporaryDirectory("switchboard-bench-hello-"), "state");
+    const config = join(benchDirectory, "hello-worker", "wrangler.toml");
+    log("hello-world: starting wrangler dev");
+    return startWranglerDev({ label: "hello", config, persistTo });
+  }
+
   /** The Agents SDK peer in bench/peer-worker (no D1: its agents keep their own SQLite). */
   async function startPeer() {
     const persistTo = join(temporaryDirectory("switchboard-bench-peer-"), "state");
@@ -337,6 +345,8 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
     floor: lazily("floor", startFloor),
     /** The Agents SDK peer in bench/peer-worker. */
     peer: lazily("peer", startPeer),
+    /** A hello-world Worker (bench/hello-worker). */
+    hello: lazily("hello", startHello),
     cleanup,
     /** Last resort (process exit): SIGKILL to every process group still running. */
     killAll: () => {

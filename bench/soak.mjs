@@ -32,7 +32,9 @@
  *
  * --target floor runs the same three lanes against bench/floor-worker (frames
  * through one RPC, the same sockets, each cycle's D1 writes and broadcast):
- * what the platform does with none of the gateway's code.
+ * what the platform does with none of the gateway's code. --target hello
+ * sends --messages plain GETs to bench/hello-worker (`fetch` answers `ok`):
+ * what the local runtime keeps per request with no code at all.
  *
  *   npm run soak
  *   npm run soak -- --messages 1000 --connects 200 --cycles 50 --sample 2   # about 30 s
@@ -78,9 +80,14 @@ const sizes = {
   agents: Math.max(1, Number(flags.agents)),
   concurrency: Math.max(1, Number(flags.concurrency)),
 };
-if (!["gateway", "floor"].includes(flags.target)) {
-  console.error(`--target is gateway or floor, not ${flags.target}`);
+if (!["gateway", "floor", "hello"].includes(flags.target)) {
+  console.error(`--target is gateway, floor or hello, not ${flags.target}`);
   process.exit(2);
+}
+if (flags.target === "hello") {
+  // A hello-world Worker has no sockets and no agents: its only lane is --messages plain GETs.
+  sizes.connects = 0;
+  sizes.cycles = 0;
 }
 const sampleMs = Number(flags.sample) * 1000;
 /** Bytes of runtime RSS per operation, from the second round's peak to the last's, under which the trend is flat. */
@@ -355,6 +362,20 @@ async function prepareFloor(floor) {
   };
 }
 
+/** --target hello: each "message" is one GET answered `ok`; no listeners, sockets or agents. */
+function prepareHello(hello) {
+  return {
+    rooms: 1,
+    post: async () => {
+      const response = await fetch(`${hello.baseUrl}/`, { signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`hello-world GET → ${response.status}`);
+    },
+    listeners: [],
+    agents: [],
+  };
+}
+
 async function prepareGateway(gateway) {
   const tag = Date.now().toString(36);
   const listener = await gateway.api("POST", "/api/entities", { type: "human", name: `soak listener ${tag}` });
@@ -405,7 +426,7 @@ async function prepareGateway(gateway) {
 let exitCode = 0;
 try {
   const server = await servers[flags.target]();
-  const setup = flags.target === "floor" ? await prepareFloor(server) : await prepareGateway(server);
+  const setup = flags.target === "floor" ? await prepareFloor(server) : flags.target === "hello" ? prepareHello(server) : await prepareGateway(server);
   const port = Number(new URL(server.baseUrl).port);
   const { runtime, proxy } = workerdProcesses(server.pid, port);
   if (!runtime) throw new Error(`no workerd process found under wrangler (pid ${server.pid}); /proc is needed`);
