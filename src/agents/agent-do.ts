@@ -271,6 +271,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#agent = undefined;
     this.#knowledge = undefined;
     this.#spaces = undefined;
+    this.#knownOrigin = undefined;
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#storage = new AgentStorage(this.ctx.storage);
@@ -464,8 +465,13 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   /** Where requests reach the gateway, remembered for callback URLs when `PUBLIC_URL` is not set. */
+  /** The origin this instance last stored (or read): a request from the same origin writes nothing, reads nothing. */
+  #knownOrigin: string | undefined;
+
   #rememberOrigin(origin: string | undefined): void {
-    if (origin && this.#storage.read("public_origin", z.string()) !== origin) this.#storage.write("public_origin", origin);
+    if (!origin || origin === this.#knownOrigin) return;
+    if (this.#storage.read("public_origin", z.string()) !== origin) this.#storage.write("public_origin", origin);
+    this.#knownOrigin = origin;
   }
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {
