@@ -20,14 +20,14 @@ import { pageLink } from "../../cli/src/commands";
 import type { SpaceMember, ToolCallPart } from "../../client/src/index";
 import { answerPermission } from "../../web/src/who-may-answer";
 import { launchChromium } from "./chromium";
-import { admin, eventually, gateway } from "./gateway";
+import { admin, gateway, spaceEvent } from "./gateway";
 
 const shots = process.env.SWITCHBOARD_SCREENSHOTS ?? join(tmpdir(), "switchboard-approval-cards");
 mkdirSync(shots, { recursive: true });
 
 let browser: Browser;
 const pageErrors: string[] = [];
-const world = { ada: "", bob: "", spaceId: "", agentId: "", nudgerId: "" };
+const world = { ada: "", bob: "", spaceId: "", agentId: "", agentEntityId: "", nudgerId: "" };
 let ada: Page;
 let bob: Page;
 
@@ -55,7 +55,7 @@ beforeAll(async () => {
   const agent = await admin.agents.create({ agent: { name: "Treasurer" }, model: { provider: "scripted", turns: [] } } as never);
   const nudger = await admin.agents.create({ agent: { name: "Nudger" }, model: { provider: "scripted", turns: [] } } as never);
   const space = await admin.spaces.create({ name: "Treasury", memberIds: [world.ada, world.bob, agent.id, nudger.id] });
-  Object.assign(world, { spaceId: space.id, agentId: agent.id, nudgerId: nudger.id });
+  Object.assign(world, { spaceId: space.id, agentId: agent.id, agentEntityId: agent.entityId, nudgerId: nudger.id });
   const enter = { name: "enter_space", args: { spaceId: space.id } };
   await admin.agents.update(agent.id, {
     agent: { name: "Treasurer" },
@@ -188,10 +188,8 @@ describe("approval cards on the live page", () => {
     await shoot(ada, "6-ada-page");
 
     // The run: the edited approval ran the tool with the edited arguments; the denial reached the model.
-    const run = await eventually("the run to finish", async () => {
-      const [latest] = (await admin.agents.runs(world.agentId, { limit: 1 })).runs;
-      return latest && latest.status !== "running" ? latest : undefined;
-    });
+    const finished = await spaceEvent(world.spaceId, "agent.cycle.finished", (event) => event.data.agentEntityId === world.agentEntityId);
+    const run = await admin.runs.get(finished.data.runId);
     expect(run.status).toBe("completed");
     const transfers = (run.toolCalls as { toolName: string; status: string; result?: unknown; error?: string }[]).filter((call) => call.toolName === "transfer");
     expect(transfers).toHaveLength(2);

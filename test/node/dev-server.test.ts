@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { admin, devLog, eventually, gateway } from "./gateway";
+import { admin, devLog, devLogLine, gateway } from "./gateway";
 
 describe("npm run dev", () => {
   it("records its URL and prints the sign-in link and the CLI commands", () => {
@@ -39,11 +39,7 @@ describe("npm run dev", () => {
   it("prints a failed run in its console, with the error and where to look", async () => {
     const agent = await admin.agents.create({ agent: { name: "Needs a key" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
     await admin.agents.pushInbox(agent.id, { hello: true });
-    const line = await eventually(
-      "the dev console printing the failed run",
-      async () => devLog().split("\n").find((candidate) => candidate.includes(`${agent.id}): run run_`) && candidate.includes("failed")),
-      30_000,
-    );
+    const line = await devLogLine("the failed run", (candidate) => candidate.includes(`${agent.id}): run run_`) && candidate.includes("failed"));
     expect(line).toContain("Needs a key");
     expect(line).toContain("ANTHROPIC_API_KEY");
     expect(devLog()).toContain(`npx switchboard runs ${agent.id}`);

@@ -1,7 +1,7 @@
 /** What the node tests share: the running gateway, clients for it, and a fresh world per test. */
-import { readFileSync } from "node:fs";
+import { readFileSync, watch } from "node:fs";
 import { inject } from "vitest";
-import { Switchboard, signToken } from "../../client/src/index";
+import { type SpaceEvent, type SpaceEventOf, Switchboard, signToken } from "../../client/src/index";
 
 export const gateway = inject("gateway");
 
@@ -19,23 +19,50 @@ export async function personInSpace(name = "Pat", extraMembers: string[] = []) {
   return { personId: person.id, spaceId: space.id };
 }
 
-/** Waits for a condition with a deadline, polling (for state outside any stream). */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/**
+ * The first event of `type` on a space's stream that `matches`, replayed from
+ * seq 0 (so one that happened before the call is found too), with a deadline.
+ */
+export async function spaceEvent<T extends SpaceEvent["type"]>(spaceId: string, type: T, matches: (event: SpaceEventOf<T>) => boolean, timeoutMs = 20_000): Promise<SpaceEventOf<T>> {
+  const subscription = admin.subscribe(spaceId, { afterSeq: 0 });
+  try {
+    return await new Promise<SpaceEventOf<T>>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`no matching ${type} reached space ${spaceId} within ${timeoutMs} ms`)), timeoutMs);
+      subscription.on("event", (event) => {
+        if (event.type !== type || !matches(event as SpaceEventOf<T>)) return;
+        clearTimeout(deadline);
+        resolve(event as SpaceEventOf<T>);
+      });
+    });
+  } finally {
+    subscription.close();
   }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ""}`);
 }
 
 /** The dev server's console so far (to check what it printed). */
 export function devLog(): string {
   return readFileSync(gateway.logFile, "utf8");
+}
+
+/** The first line of the dev server's console that `matches`: looked for now, then at every change of the file, with a deadline. */
+export async function devLogLine(what: string, matches: (line: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  const find = () => devLog().split("\n").find(matches);
+  const watcher = watch(gateway.logFile);
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`${what} did not appear in the dev console within ${timeoutMs} ms`)), timeoutMs);
+      const check = () => {
+        const line = find();
+        if (line === undefined) return;
+        clearTimeout(deadline);
+        resolve(line);
+      };
+      watcher.on("change", check);
+      watcher.on("error", (error) => (clearTimeout(deadline), reject(error)));
+      // Registered before this first look, so a line written in between is not missed.
+      check();
+    });
+  } finally {
+    watcher.close();
+  }
 }
