@@ -27,11 +27,10 @@ import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { ResponseCache } from "../tools/engine/response-cache";
 import { ToolQueues } from "../tools/engine/tool-queues";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
-import { resolveConfiguredTool } from "../tools/engine/configured-tools";
-import { ApprovalAnswer } from "../tools/engine/run-approval";
-import { formatArgumentError, validateToolArguments } from "../tools/validate-tool-arguments";
+import { approvalAnswerProblem } from "../tools/engine/run-approval";
 import { WebhookSender } from "../tools/engine/webhook-sender";
-import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
+import { callbackUrl } from "../security/callback-token";
+import { PublicOrigin } from "./public-origin";
 import { EventNotifier } from "./event-notifier";
 import { McpPool } from "../tools/mcp/mcp-pool";
 import { delegateTask, taskStillOpen } from "./delegate-task";
@@ -69,6 +68,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   readonly #notifier: EventNotifier;
   readonly #owner: PendingCallOwner;
   readonly #toolRuntime: ToolRuntime;
+  readonly #origin: PublicOrigin;
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
   #spaces: { id: string; name: string }[] | undefined;
@@ -82,6 +82,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage);
+    this.#origin = new PublicOrigin(env, () => this.#storage);
     this.#journal = new CycleJournal(ctx.storage.sql, this.#storage);
     this.#stats = new ToolStatsStore(ctx.storage.sql);
     this.#log = new MemoryEventLog({
@@ -118,10 +119,10 @@ export class AgentDO extends DurableObject<AppEnv> {
       recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome ?? this.#journal.waitOutcome(toolCallId),
       deliverToCycle: (toolCallId, outcome) => this.#deliverToCycle(toolCallId, outcome),
       deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
-      checkAnswer: (call, outcome) => this.#checkAnswer(call, outcome),
+      checkAnswer: async (call, outcome) => approvalAnswerProblem(call, outcome, (await this.#loadAgent())?.config.tools ?? []),
       publish: (type, data) => this.#publish(type, data),
       notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
-      callbackUrl: (pendingId, expiresAt) => this.#callbackUrl(pendingId, expiresAt),
+      callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, this.#origin.get(), pendingId, expiresAt),
     });
     this.#toolRuntime = {
       waiters: this.#waiters,
@@ -158,7 +159,7 @@ export class AgentDO extends DurableObject<AppEnv> {
    * starts a cycle. An event id the inbox already holds is ignored.
    */
   async deliver(event: InboxEvent, eventId?: string, origin?: string): Promise<{ eventId: string; ignored?: true }> {
-    this.#rememberOrigin(origin);
+    this.#origin.remember(origin);
     const parsed = InboxEvent.parse(event);
     // A task delivered again after its call was answered (or expired) is not worked on twice.
     if (parsed.type === "agent_task" && eventId !== undefined && !(await taskStillOpen(this.env, parsed))) return { eventId, ignored: true };
@@ -170,7 +171,7 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   /** A result (or a reported failure) for one of this agent's calls; the route checked who may answer it (`answerer`: the entity, when a token answered). */
   async submitToolResult(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, origin?: string, answerer?: string): Promise<SubmitAnswer> {
-    this.#rememberOrigin(origin);
+    this.#origin.remember(origin);
     const answer = await this.#owner.submit(call, outcome, answerer);
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduleAlarm();
@@ -271,7 +272,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#agent = undefined;
     this.#knowledge = undefined;
     this.#spaces = undefined;
-    this.#knownOrigin = undefined;
+    this.#origin.forget();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#storage = new AgentStorage(this.ctx.storage);
@@ -367,7 +368,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
       publish: (type, data) => this.#publish(type, data),
       wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
-      publicOrigin: () => this.#publicOrigin(),
+      publicOrigin: () => this.#origin.get(),
       deleted: this.#deleted.signal,
       stopped: this.#stopped.signal,
       toolRuntime: this.#toolRuntime,
@@ -444,34 +445,12 @@ export class AgentDO extends DurableObject<AppEnv> {
     void this.#kick();
   }
 
-  /** An approval is answered with `{approved, args?, reason?}`; edited arguments must fit the tool's schema. */
-  async #checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<string | undefined> {
-    if (call.kind !== "approval" || outcome.type !== "ok") return undefined;
-    const answer = ApprovalAnswer.safeParse(outcome.value);
-    if (!answer.success) return 'An approval is answered with {"approved": true | false, "args"?: {…}, "reason"?: "…"}';
-    if (!answer.data.args) return undefined;
-    const tool = (await this.#loadAgent())?.config.tools.find((entry) => entry.name === call.toolName);
-    if (!tool) return undefined;
-    const checked = validateToolArguments(resolveConfiguredTool(tool).inputSchema, answer.data.args);
-    return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
-  }
-
   /** Notes an operator's action on a run: in its journal while it is active, else on its record in D1. */
   async #audit(runId: string, message: string): Promise<void> {
     const active = this.#journal.active();
     if (active?.runId === runId) return this.#journal.note(active, "operator", message);
     const note = JSON.stringify({ at: new Date().toISOString(), kind: "operator", message });
     await this.env.DB.prepare("UPDATE runs SET notes = json_insert(COALESCE(notes, '[]'), '$[#]', json(?)) WHERE id = ?").bind(note, runId).run();
-  }
-
-  /** Where requests reach the gateway, remembered for callback URLs when `PUBLIC_URL` is not set. */
-  /** The origin this instance last stored (or read): a request from the same origin writes nothing, reads nothing. */
-  #knownOrigin: string | undefined;
-
-  #rememberOrigin(origin: string | undefined): void {
-    if (!origin || origin === this.#knownOrigin) return;
-    if (this.#storage.read("public_origin", z.string()) !== origin) this.#storage.write("public_origin", origin);
-    this.#knownOrigin = origin;
   }
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {
@@ -482,15 +461,6 @@ export class AgentDO extends DurableObject<AppEnv> {
   }
 
   // ── internals ──────────────────────────────────────────────────────────
-
-  /** Where the gateway is reachable: `PUBLIC_URL`, else the origin requests last came in on. */
-  #publicOrigin(): string | undefined {
-    return (typeof this.env.PUBLIC_URL === "string" && this.env.PUBLIC_URL) || this.#storage.read("public_origin", z.string());
-  }
-
-  #callbackUrl(pendingId: string, expiresAt: string | null): Promise<string> {
-    return callbackUrl(this.env.WEBHOOK_SECRET, this.#publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs);
-  }
 
   get #agentId(): string {
     const name = this.ctx.id.name;

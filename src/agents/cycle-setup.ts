@@ -30,7 +30,7 @@ import { type CallGate, journalTools } from "./journaled-tools";
 import { presentEvents } from "./double-texting";
 import { needsApproval, requestApproval } from "../tools/engine/run-approval";
 import { failed } from "../tools/engine/tool-outcome";
-import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
+import { callbackUrl } from "../security/callback-token";
 import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import type { Memory } from "../knowledge/memories";
@@ -104,7 +104,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     runId: run.runId,
     hop: run.hop,
     ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
-    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs),
+    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt),
     depth,
     stepNumber: () => run.step,
     mediaToolResults: mediaToolResults(agent.config.model),

@@ -4,7 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray } from "drizzle-orm";
-import { callbackLifetimeMs, callbackUrl } from "../security/callback-token";
+import { callbackUrl } from "../security/callback-token";
 import { agentStub } from "../agents/agent-stub";
 import { listGoals } from "../knowledge/goals";
 import { listMemories } from "../knowledge/memories";
@@ -99,7 +99,7 @@ export const agentActivityRoutes = createRouter()
           toolName: call.toolName,
           status: call.status,
           expiresAt: call.expiresAt,
-          callbackUrl: await callbackUrl(c.env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt ? Date.parse(call.expiresAt) : Date.now() + callbackLifetimeMs),
+          callbackUrl: await callbackUrl(c.env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt),
         })),
       );
       return c.json({ ...withToolStats(run), pendingCalls }, 200);

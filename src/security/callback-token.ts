@@ -63,7 +63,12 @@ export async function verifyCallbackToken(secret: string, token: string, now = D
 }
 
 /** The URL for a call: absolute when the gateway knows its public origin, else the path. */
-export async function callbackUrl(secret: string, origin: string | undefined, callId: string, expiresAt: number): Promise<string> {
-  const path = `${callbackPath}${await signCallbackToken(secret, callId, expiresAt)}`;
+/**
+ * The callback URL of a call: it expires with the call (`expiresAt`, ISO), or
+ * `callbackLifetimeMs` after it is issued when the call has no expiry.
+ */
+export async function callbackUrl(secret: string, origin: string | undefined, callId: string, expiresAt: string | null | undefined): Promise<string> {
+  const until = expiresAt ? Date.parse(expiresAt) : Date.now() + callbackLifetimeMs;
+  const path = `${callbackPath}${await signCallbackToken(secret, callId, until)}`;
   return origin ? `${origin.replace(/\/+$/, "")}${path}` : path;
 }

@@ -21,7 +21,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { getDatabase } from "../db/client";
 import { getEntity } from "../db/entities";
-import { findMessageBySeq, getMessage, listMessagesBefore, listMessagesBetween, upsertMessages } from "../db/messages";
+import { findMessageBySeq, getMessage, listMessagesBefore, listMessagesBetween } from "../db/messages";
 import type { AppEnv } from "../env";
 import { createId } from "../ids";
 import { ConnectionHub } from "../streams/connection-hub";
@@ -30,16 +30,9 @@ import { fullMessage, type Message, type MessagePart, type NewMessage, redactMes
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { ChatMessageInput, ChatMessageResult, SpacePort } from "../protocol/space-port";
 import { MemberCache } from "./member-cache";
+import { MessageFlusher } from "./message-flusher";
 import { MessageStore } from "./message-store";
 import { deliverToAgents, spaceMessageEvent, wakeTargets } from "./wake-members";
-
-/** How long a written message waits for others before the batch goes to D1. */
-export const flushDelayMs = 50;
-/** Rows per flush (each batch is one D1 round trip of multi-row statements). */
-const flushBatch = 90;
-/** The alarm flushes whatever the timer did not, this long after a write (then with backoff). */
-const flushBackstopMs = 5_000;
-const maxBackoffMs = 60_000;
 
 export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
   readonly #log: EventLog;
@@ -48,11 +41,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
   readonly #members: MemberCache;
   #queue: Promise<unknown> = Promise.resolve();
   #recovered: Promise<void> | undefined;
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  #flushing: Promise<void> | undefined;
-  #flushFailures = 0;
-  /** The alarm is set to flush what the timer may not (cleared when nothing is left to flush). */
-  #backstopArmed = false;
+  readonly #flusher: MessageFlusher;
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
@@ -63,8 +52,9 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
       () => getDatabase(env.DB),
       () => this.#spaceId,
     );
+    this.#flusher = new MessageFlusher(ctx.storage, env, this.#messages, () => this.#spaceId);
     // Rows a previous instance wrote and did not flush: the alarm is their backstop, a timer is quicker.
-    if (this.#messages.dirtyCount() > 0) this.#scheduleFlush();
+    if (this.#messages.dirtyCount() > 0) this.#flusher.schedule();
   }
 
   get #spaceId(): string {
@@ -100,7 +90,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
         return this.#log.append({ spaceId: message.spaceId, type: event.type, at: now, data: event.data }, event.publicData);
       });
       this.#hub.broadcast(appended.seq, appended.frame, appended.publicFrame);
-      this.#scheduleFlush();
+      this.#flusher.schedule();
       return fullMessage(message);
     });
   }
@@ -162,7 +152,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
         return this.#log.append({ spaceId: message.spaceId, type: "space.message.updated", at: updatedAt, data: fullMessage(message) }, redactMessage(message));
       });
       this.#hub.broadcast(appended.seq, appended.frame, appended.publicFrame);
-      this.#scheduleFlush();
+      this.#flusher.schedule();
       return fullMessage(message);
     });
   }
@@ -229,55 +219,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
 
   /** The write-behind's backstop: whatever the timer did not get to D1 goes now. */
   override async alarm(): Promise<void> {
-    await this.#flush();
-  }
-
-  // ── write-behind ───────────────────────────────────────────────────────
-
-  /** A timer sends the batch soon; the alarm is set as the backstop in case the object dies first. */
-  #scheduleFlush(): void {
-    if (this.#flushTimer === undefined) {
-      this.#flushTimer = setTimeout(() => {
-        this.#flushTimer = undefined;
-        void this.#flush();
-      }, flushDelayMs);
-    }
-    if (!this.#backstopArmed) {
-      this.#backstopArmed = true;
-      void this.ctx.storage.setAlarm(Date.now() + flushBackstopMs);
-    }
-  }
-
-  /** Sends dirty rows to D1 until none is left; on failure, tries again from the alarm with backoff. */
-  #flush(): Promise<void> {
-    this.#flushing ??= this.#flushAll().finally(() => {
-      this.#flushing = undefined;
-    });
-    return this.#flushing;
-  }
-
-  async #flushAll(): Promise<void> {
-    const database = getDatabase(this.env.DB);
-    try {
-      for (;;) {
-        const rows = this.#messages.dirty(flushBatch);
-        if (rows.length === 0) break;
-        await upsertMessages(database, rows.map((row) => row.message));
-        this.#messages.markFlushed(rows);
-      }
-      this.#flushFailures = 0;
-      this.#messages.trim();
-      if (this.#messages.dirtyCount() === 0) {
-        this.#backstopArmed = false;
-        await this.ctx.storage.deleteAlarm();
-      }
-    } catch (error) {
-      this.#flushFailures += 1;
-      const backoff = Math.min(maxBackoffMs, 1_000 * 2 ** (this.#flushFailures - 1));
-      console.error(`could not write space ${this.#spaceId}'s messages to D1 (attempt ${this.#flushFailures}); again in ${backoff} ms`, error);
-      this.#backstopArmed = true;
-      await this.ctx.storage.setAlarm(Date.now() + backoff);
-    }
+    await this.#flusher.flush();
   }
 
   // ── reads ──────────────────────────────────────────────────────────────

@@ -10,13 +10,16 @@
  */
 import { z } from "zod";
 import type { ToolContext } from "../tool-context";
-import { validateToolArguments } from "../validate-tool-arguments";
+import type { ToolConfig } from "../tool-config";
+import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
 import type { ApprovalConfig } from "../wait-policy-config";
 import { answeredByOnCard } from "./answered-by-on-card";
 import { awaitOutcome } from "./await-outcome";
 import { messageIdForCall } from "./call-ids";
 import { createPendingCall } from "./pending-calls";
+import { resolveConfiguredTool } from "./configured-tools";
 import { cardPart } from "./tool-events";
+import type { ToolOutcome } from "./tool-outcome";
 
 /** What a person answers to an approval. */
 export const ApprovalAnswer = z
@@ -27,6 +30,22 @@ export const ApprovalAnswer = z
     reason: z.string().max(2_000).optional(),
   })
   .strict();
+
+/**
+ * What is wrong with an answer to a call, if it is an approval's: not the
+ * `{approved, args?, reason?}` shape, or edited arguments that do not fit the
+ * configured tool's schema. Undefined when the answer may stand.
+ */
+export function approvalAnswerProblem(call: { kind: string; toolName: string }, outcome: ToolOutcome, tools: readonly ToolConfig[]): string | undefined {
+  if (call.kind !== "approval" || outcome.type !== "ok") return undefined;
+  const answer = ApprovalAnswer.safeParse(outcome.value);
+  if (!answer.success) return 'An approval is answered with {"approved": true | false, "args"?: {…}, "reason"?: "…"}';
+  if (!answer.data.args) return undefined;
+  const tool = tools.find((entry) => entry.name === call.toolName);
+  if (!tool) return undefined;
+  const checked = validateToolArguments(resolveConfiguredTool(tool).inputSchema, answer.data.args);
+  return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
+}
 
 /** An answer as stored: a person's, or one the timeout policy gave (`automatic`). */
 const StoredAnswer = ApprovalAnswer.extend({ automatic: z.boolean().optional() });
