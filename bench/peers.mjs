@@ -30,12 +30,12 @@
  * Gateway and peer alternate in batches.
  */
 import { randomBytes } from "node:crypto";
+import { openClients } from "./space-fanout.mjs";
 import { median, ms, openEventSocket, openEventSource, percentile, printTable, ratio } from "./support.mjs";
 
 export const name = "peers";
 export const description = "the Agents SDK as a second floor: Agent.broadcast vs a space's fan-out, AIChatAgent's client-tool round trip vs an external tool's";
 
-const OPEN_CONCURRENCY = 50;
 const STEP_TIMEOUT_MS = 15_000;
 const BATCH_SIZE = 20;
 const MAX_TIMEOUTS = 5;
@@ -84,15 +84,15 @@ async function fanOut(context, { gateway, peer, floor }) {
     };
     const sides = {
       gateway: {
-        clients: await openClients(context, "gateway", `${gateway.wsBaseUrl}/api/spaces/${space.id}/stream?${query}`, size, (frame) => (frame.type === "space.message" ? frame.data?.text : undefined)),
+        clients: await openClients(context, "gateway", `${gateway.wsBaseUrl}/api/spaces/${space.id}/stream?${query}`, size, (frame) => (frame.type === "space.message" ? frame.data?.text : undefined), { seqs: false }),
         post: (marker) => gateway.api("POST", `/api/spaces/${space.id}/messages`, { text: marker, entityId: sender.id }),
       },
       agents: {
-        clients: await openClients(context, "agents", `${peer.wsBaseUrl}/agents/broadcast-agent/${room}`, size, (frame) => (frame.type === "peer" ? frame.text : undefined)),
+        clients: await openClients(context, "agents", `${peer.wsBaseUrl}/agents/broadcast-agent/${room}`, size, (frame) => (frame.type === "peer" ? frame.text : undefined), { seqs: false }),
         post: (marker) => postText(`${peer.baseUrl}/agents/broadcast-agent/${room}`, padded("peer", marker)),
       },
       floor: {
-        clients: await openClients(context, "floor", `${floor.wsBaseUrl}/rooms/${room}`, size, (frame) => (frame.type === "floor" ? frame.text : undefined)),
+        clients: await openClients(context, "floor", `${floor.wsBaseUrl}/rooms/${room}`, size, (frame) => (frame.type === "floor" ? frame.text : undefined), { seqs: false }),
         post: (marker) => postText(`${floor.baseUrl}/rooms/${room}/broadcast`, padded("floor", marker)),
       },
     };
@@ -137,89 +137,6 @@ async function postText(url, body) {
   const response = await fetch(url, { method: "POST", body, signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
   await response.arrayBuffer();
   if (!response.ok) throw new Error(`POST ${url} → ${response.status}`);
-}
-
-/** Opens `size` WebSocket clients; `markerOf(frame)` names the message a frame carries, if any. */
-async function openClients(context, label, url, size, markerOf) {
-  const sockets = [];
-  const waiting = new Map();
-  let frameLength = 0;
-  let closing = false;
-  let disconnected = 0;
-  const onFrame = (clientIndex, data) => {
-    const at = performance.now();
-    const text = typeof data === "string" ? data : Buffer.from(data).toString("utf8");
-    let frame;
-    try {
-      frame = JSON.parse(text);
-    } catch {
-      return;
-    }
-    const marker = markerOf(frame);
-    const entry = marker === undefined ? undefined : waiting.get(marker);
-    if (!entry || entry.received[clientIndex]) return;
-    entry.received[clientIndex] = 1;
-    entry.remaining -= 1;
-    if (!frameLength) frameLength = text.length;
-    if (entry.remaining === 0) entry.done(at);
-  };
-  const openOne = (clientIndex) =>
-    new Promise((resolveOpen, reject) => {
-      const socket = new WebSocket(url);
-      sockets[clientIndex] = socket;
-      const timer = setTimeout(() => reject(new Error(`${label}: client ${clientIndex} did not open within ${STEP_TIMEOUT_MS}ms`)), STEP_TIMEOUT_MS);
-      socket.addEventListener("open", () => {
-        clearTimeout(timer);
-        resolveOpen();
-      });
-      socket.addEventListener("error", () => {
-        clearTimeout(timer);
-        reject(new Error(`${label}: WebSocket to ${url.replace(/token=[^&]+/, "token=…")} failed`));
-      });
-      socket.addEventListener("message", (event) => onFrame(clientIndex, event.data));
-      socket.addEventListener("close", () => {
-        if (!closing) disconnected += 1;
-      });
-    });
-  const close = async () => {
-    closing = true;
-    await Promise.race([
-      Promise.all(
-        sockets.map(
-          (socket) =>
-            new Promise((resolveClose) => {
-              if (!socket || socket.readyState === WebSocket.CLOSED) return resolveClose();
-              socket.addEventListener("close", () => resolveClose());
-              try {
-                socket.close(1000, "bench done");
-              } catch {
-                resolveClose();
-              }
-            }),
-        ),
-      ),
-      new Promise((resolveTimeout) => setTimeout(resolveTimeout, 5_000)),
-    ]);
-  };
-  try {
-    for (let first = 0; first < size; first += OPEN_CONCURRENCY) {
-      await Promise.all(Array.from({ length: Math.min(OPEN_CONCURRENCY, size - first) }, (_, offset) => openOne(first + offset)));
-    }
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  return {
-    size,
-    waiting,
-    close,
-    get frameLength() {
-      return frameLength;
-    },
-    get disconnected() {
-      return disconnected;
-    },
-  };
 }
 
 /** Posts one message; resolves the ms until every client had it, or undefined on timeout. */

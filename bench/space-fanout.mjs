@@ -168,10 +168,13 @@ function floorFrame(seq, marker, length) {
 }
 
 /**
- * Opens `size` clients on `url`; each frame is JSON with a `seq`, and
- * `markerOf(frame)` names the benchmark message it carries, if any.
+ * Opens `size` clients on `url`; each frame is JSON, and `markerOf(frame)`
+ * names the benchmark message it carries, if any. With `seqs` (the default)
+ * every frame must carry a `seq`, and `integrity()` counts what was lost,
+ * reordered or doubled; without, frames are only matched by their marker
+ * (peers.mjs, whose Agents SDK frames have none).
  */
-async function openClients(context, label, url, size, markerOf) {
+export async function openClients(context, label, url, size, markerOf, { seqs = true } = {}) {
   const sockets = [];
   const tracks = [];
   const waiting = new Map();
@@ -189,11 +192,13 @@ async function openClients(context, label, url, size, markerOf) {
       track.malformed += 1;
       return;
     }
-    if (!Number.isInteger(frame?.seq)) {
-      track.malformed += 1;
-      return;
+    if (seqs) {
+      if (!Number.isInteger(frame?.seq)) {
+        track.malformed += 1;
+        return;
+      }
+      track.observe(frame.seq);
     }
-    track.observe(frame.seq);
     const marker = markerOf(frame);
     const entry = marker === undefined ? undefined : waiting.get(marker);
     if (!entry || entry.received[clientIndex]) return;
