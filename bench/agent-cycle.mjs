@@ -211,6 +211,11 @@ export async function run(context) {
     const serverSide = serverTimings(agentEvents, new Set(gatewaySide.runIds));
 
     report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSide, runs, statsDelta: statsAfter.d1Statements - statsBefore.d1Statements, measuredCycles, sample: state.sampleRun, socket });
+    await unitCosts(floor, {
+      cycles: measuredCycles,
+      objectStatements: statsAfter.objectStatements - statsBefore.objectStatements,
+      gatewayCpuPerCycle: gatewaySide.latencies.length ? gatewaySide.cpuMs / gatewaySide.latencies.length : undefined,
+    });
 
     if (context.options.profile) {
       // After the measurement, so the profiler does not weigh on its figures: gateway cycles only.
@@ -222,6 +227,49 @@ export async function run(context) {
     }
   } finally {
     await Promise.all([socket.close(), floorSocket.close()]);
+  }
+}
+
+/**
+ * What single runtime operations cost under `wrangler dev` (the floor's
+ * `/units/:kind` route runs N of one kind; CPU of its whole process tree
+ * from /proc, divided by N), beside the gateway's own count of SQLite
+ * statements per cycle: the arithmetic behind the cycle's CPU.
+ */
+async function unitCosts(floor, { cycles, objectStatements, gatewayCpuPerCycle }) {
+  const n = 2_000;
+  const rows = [];
+  const perOperation = {};
+  for (const [kind, label] of [
+    ["await", "an await in the object (the loop's own cost)"],
+    ["sql", "a SQLite statement in the object (upsert)"],
+    ["alarm", "getAlarm + setAlarm in the object"],
+    ["d1", "a D1 read by primary key, from the Worker"],
+    ["rpc", "a Worker → object RPC"],
+  ]) {
+    await postJson(`${floor.baseUrl}/units/${kind}?n=50`, "{}", 60_000);
+    const before = treeCpuMs(floor.pid);
+    const started = performance.now();
+    const answer = await postJson(`${floor.baseUrl}/units/${kind}?n=${n}`, "{}", 120_000);
+    const wall = performance.now() - started;
+    const after = treeCpuMs(floor.pid);
+    if (answer.status !== 200 || before === undefined || after === undefined) {
+      rows.push([label, "n/a", "n/a"]);
+      continue;
+    }
+    perOperation[kind] = (after - before) / n;
+    rows.push([label, `${((1_000 * (after - before)) / n).toFixed(0)}`, `${((1_000 * wall) / n).toFixed(0)}`]);
+  }
+  console.log("");
+  printTable([`runtime unit costs under wrangler dev (floor, ${n} in a row)`, "CPU µs each", "wall µs each"], rows);
+  if (cycles > 0) {
+    const perCycle = objectStatements / cycles;
+    const sqlMs = perOperation.sql === undefined ? undefined : perCycle * perOperation.sql;
+    console.log(
+      `gateway: ${perCycle.toFixed(1)} SQLite statements in its objects per cycle (GET /api/stats objectStatements)` +
+        (sqlMs === undefined ? "" : ` ≈ ${sqlMs.toFixed(1)} ms of CPU at the unit cost above`) +
+        (sqlMs === undefined || gatewayCpuPerCycle === undefined ? "" : `, ${((100 * sqlMs) / gatewayCpuPerCycle).toFixed(0)}% of the gateway's ${gatewayCpuPerCycle.toFixed(1)} ms per cycle`),
+    );
   }
 }
 

@@ -20,6 +20,7 @@ describe("an agent that lives", () => {
     );
     await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
     const { collector, close } = await openWebSocket(`/api/spaces/${spaceId}/stream`, await memberHeaders(ada));
+    const statsBefore = (await secret<{ d1Statements: number; objectStatements: number }>("/api/stats")).body;
     await postMessage(spaceId, ada, "hi agent");
     const reply = await collector.waitFor((event) => event.type === "space.message" && event.data.entityId === agent.entityId);
     expect(reply.data.text).toBe("Hello Ada, nice to meet you in this room!");
@@ -36,6 +37,10 @@ describe("an agent that lives", () => {
     expect(run.toolCalls.every((call) => call.status === "completed")).toBe(true);
     expect(run.usage?.totalTokens).toBeGreaterThan(0);
     expect(run.d1Statements).toBeLessThanOrEqual(8);
+    // The counters the benchmarks read: D1 statements, and the objects' own SQLite statements (the cycle journals its steps).
+    const statsAfter = (await secret<{ d1Statements: number; objectStatements: number }>("/api/stats")).body;
+    expect(statsAfter.d1Statements - statsBefore.d1Statements).toBeGreaterThanOrEqual(run.d1Statements ?? 1);
+    expect(statsAfter.objectStatements - statsBefore.objectStatements).toBeGreaterThan(10);
     close();
   });
 

@@ -23,6 +23,12 @@
  *   frame (shaped like a `space.message` event) to the room's sockets, then
  *   UPDATE the run row. Answers `{sent}` after the UPDATE. The tables are the
  *   gateway's own (bench/run.mjs applies ../../migrations to this D1).
+ * - `POST /units/:kind?n=N`: N runtime operations of one kind in a row, so the
+ *   bench can read what one costs (CPU of the whole `wrangler dev` tree over
+ *   N): `sql` (one SQLite upsert in the object), `alarm` (getAlarm + setAlarm
+ *   an hour ahead, in the object), `rpc` (one Worker→object RPC), `d1` (one
+ *   D1 read of a row by primary key), `await` (one await in the object: the
+ *   loop's own cost).
  */
 import { DurableObject } from "cloudflare:workers";
 
@@ -73,6 +79,21 @@ export class FloorRoom extends DurableObject<FloorEnv> {
   ping(): { ok: true; calls: number } {
     this.#calls += 1;
     return { ok: true, calls: this.#calls };
+  }
+
+  /** `n` operations of one kind in a row (the unit-cost measure); answers how many ran. */
+  async units(kind: "sql" | "alarm" | "await", n: number): Promise<number> {
+    const sql = this.ctx.storage.sql;
+    if (kind === "sql") sql.exec("CREATE TABLE IF NOT EXISTS units (k TEXT PRIMARY KEY, v TEXT NOT NULL)");
+    for (let index = 0; index < n; index += 1) {
+      if (kind === "sql") sql.exec("INSERT INTO units (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v", `k${index % 16}`, `v${index}`);
+      else if (kind === "alarm") {
+        await this.ctx.storage.getAlarm();
+        await this.ctx.storage.setAlarm(Date.now() + 3_600_000 + index);
+      } else await Promise.resolve();
+    }
+    if (kind === "alarm") await this.ctx.storage.deleteAlarm();
+    return n;
   }
 
   /** Arms the alarm for now; `alarm()` tells the room. */
@@ -137,6 +158,16 @@ export default {
       const { spaceId } = (await request.json()) as { spaceId: string };
       await env.DB.prepare("INSERT OR IGNORE INTO spaces (id, name) VALUES (?, ?)").bind(spaceId, `floor ${spaceId}`).run();
       return Response.json({ ok: true });
+    }
+    const units = /^\/units\/(sql|alarm|rpc|d1|await)$/.exec(url.pathname);
+    if (units && request.method === "POST") {
+      const n = Math.min(100_000, Math.max(1, Number(url.searchParams.get("n")) || 1));
+      const room = env.ROOM.get(env.ROOM.idFromName("units"));
+      const kind = units[1] as "sql" | "alarm" | "rpc" | "d1" | "await";
+      if (kind === "rpc") for (let index = 0; index < n; index += 1) await room.ping();
+      else if (kind === "d1") for (let index = 0; index < n; index += 1) await env.DB.prepare("SELECT id FROM spaces WHERE id = ?").bind(`spc_${index % 16}`).first();
+      else await room.units(kind, n);
+      return Response.json({ kind, n });
     }
     const match = /^\/rooms\/([\w-]{1,64})(?:\/(broadcast|rpc|alarm|cycle))?$/.exec(url.pathname);
     if (!match) {

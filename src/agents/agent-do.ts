@@ -14,6 +14,7 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { getAgent, type AgentRecord } from "./agent-record";
 import { getDatabase } from "../db/client";
+import { countedSql } from "../db/object-statements";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import type { Message } from "../protocol/message";
@@ -83,8 +84,8 @@ export class AgentDO extends DurableObject<AppEnv> {
     super(ctx, env);
     this.#storage = new AgentStorage(ctx.storage);
     this.#origin = new PublicOrigin(env, () => this.#storage);
-    this.#journal = new CycleJournal(ctx.storage.sql, this.#storage);
-    this.#stats = new ToolStatsStore(ctx.storage.sql);
+    this.#journal = new CycleJournal(countedSql(ctx.storage.sql), this.#storage);
+    this.#stats = new ToolStatsStore(countedSql(ctx.storage.sql));
     this.#log = new MemoryEventLog({
       read: () => this.#storage.read("stream_seq", z.number().int()) ?? 0,
       write: (upTo) => this.#storage.write("stream_seq", upTo),
@@ -276,8 +277,8 @@ export class AgentDO extends DurableObject<AppEnv> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.#storage = new AgentStorage(this.ctx.storage);
-    this.#journal = new CycleJournal(this.ctx.storage.sql, this.#storage);
-    this.#stats = new ToolStatsStore(this.ctx.storage.sql);
+    this.#journal = new CycleJournal(countedSql(this.ctx.storage.sql), this.#storage);
+    this.#stats = new ToolStatsStore(countedSql(this.ctx.storage.sql));
   }
 
   // ── runtime entry points ───────────────────────────────────────────────

@@ -7,6 +7,7 @@
  * version fails loudly instead of being cast.
  */
 import { z } from "zod";
+import { countedSql } from "../db/object-statements";
 import { createId } from "../ids";
 import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
@@ -47,7 +48,7 @@ export class AgentStorage {
   readonly #sql: SqlStorage;
 
   constructor(private readonly storage: DurableObjectStorage) {
-    this.#sql = storage.sql;
+    this.#sql = countedSql(storage.sql);
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
       id TEXT NOT NULL UNIQUE,
@@ -69,6 +70,8 @@ export class AgentStorage {
     } catch (error) {
       // Rolled back: what was read into memory inside it may no longer be so.
       this.#claimedMemo = undefined;
+      this.#stateText.clear();
+      this.#stateParsed.clear();
       throw error;
     }
   }
@@ -188,26 +191,47 @@ export class AgentStorage {
 
   // ── state ──────────────────────────────────────────────────────────────
 
+  /**
+   * Each state value's stored text (`null`: no row), read from SQLite once:
+   * only this class writes the table, and a cycle reads the same few keys
+   * many times (its active run above all). A rolled-back transaction clears it.
+   */
+  readonly #stateText = new Map<string, string | null>();
+
   /** A state value, parsed with its schema; a value that does not parse is treated as absent (and logged). */
   read<S extends z.ZodType>(key: string, schema: S): z.infer<S> | undefined {
-    const row = this.#sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0];
-    if (!row) return undefined;
-    const parsed = schema.safeParse(JSON.parse(row.value));
-    if (parsed.success) return parsed.data;
+    let text = this.#stateText.get(key);
+    if (text === undefined) {
+      text = this.#sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0]?.value ?? null;
+      this.#stateText.set(key, text);
+    }
+    if (text === null) return undefined;
+    const memo = this.#stateParsed.get(key);
+    const seen = memo?.text === text && memo.schema === schema;
+    // A copy each time: callers change what they read before they write it back.
+    if (seen && memo.parsed) return structuredClone(memo.parsed.data) as z.infer<S>;
+    const parsed = schema.safeParse(JSON.parse(text));
+    if (parsed.success) {
+      // Kept from the second read of the same text on: a value read once (and then rewritten) is not copied.
+      this.#stateParsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.data) } : undefined });
+      return parsed.data;
+    }
     console.error("unreadable agent state", key, parsed.error.message);
     return undefined;
   }
 
+  /** The value last parsed from each key's text, with the schema that parsed it. */
+  readonly #stateParsed = new Map<string, { text: string; schema: z.ZodType; parsed: { data: unknown } | undefined }>();
+
   write(key: string, value: unknown): void {
-    this.#sql.exec(
-      "INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      key,
-      JSON.stringify(value),
-    );
+    const text = JSON.stringify(value);
+    this.#sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, text);
+    this.#stateText.set(key, text);
   }
 
   delete(key: string): void {
     this.#sql.exec("DELETE FROM state WHERE key = ?", key);
+    this.#stateText.set(key, null);
   }
 
   // ── deadlines ──────────────────────────────────────────────────────────

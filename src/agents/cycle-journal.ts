@@ -169,14 +169,13 @@ export class CycleJournal {
 
   /** Records that a call starts executing; returns false if it was already recorded. */
   callStarted(call: Omit<JournalCall, "outcome" | "announced" | "cardSpaceId">): boolean {
-    const position = this.#sql.exec<{ next: number }>("SELECT COALESCE(MAX(position), -1) + 1 AS next FROM journal_calls").toArray()[0]?.next ?? 0;
+    // The position is the next one after every call recorded so far (one statement: SELECT inside the INSERT).
     const cursor = this.#sql.exec(
-      "INSERT INTO journal_calls (call_id, model_call_id, run_id, step, position, tool_name, input, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(call_id) DO NOTHING",
+      "INSERT INTO journal_calls (call_id, model_call_id, run_id, step, position, tool_name, input, started_at) SELECT ?, ?, ?, ?, COALESCE(MAX(position), -1) + 1, ?, ?, ? FROM journal_calls WHERE true ON CONFLICT(call_id) DO NOTHING",
       call.toolCallId,
       call.modelToolCallId,
       call.runId,
       call.step,
-      position,
       call.toolName,
       JSON.stringify(call.input ?? null),
       call.startedAt,

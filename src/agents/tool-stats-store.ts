@@ -30,6 +30,16 @@ const Latencies = z.array(z.number());
 
 export type AgentToolStats = ToolStatsSummary & { lastCallAt: string };
 
+type Totals = {
+  calls: number;
+  failed: number;
+  failures: Record<FailureKind, number>;
+  cacheHits: number;
+  bytesIn: number;
+  bytesOut: number;
+  latencies: number[];
+};
+
 export class ToolStatsStore {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS tool_stats (
@@ -46,27 +56,65 @@ export class ToolStatsStore {
     )`);
   }
 
+  /**
+   * Each tool's row as last written, parsed: only this class writes the table,
+   * so a call's statistics cost one write instead of a read, two parses and
+   * a write (the latencies are up to `keptLatencies` numbers).
+   */
+  readonly #rows = new Map<string, Totals>();
+
   record(stat: CallStat): void {
-    const row = this.sql.exec<Row>("SELECT * FROM tool_stats WHERE tool = ?", stat.toolName).toArray()[0];
-    const failures = { ...emptyFailures(), ...(row ? (Failures.safeParse(JSON.parse(row.failures)).data ?? {}) : {}) };
-    if (stat.status === "failed") failures[stat.failureKind ?? "internal"] += 1;
-    const latencies = [...(row ? (Latencies.safeParse(JSON.parse(row.latencies)).data ?? []) : []), stat.latencyMs].slice(-keptLatencies);
-    this.sql.exec(
-      `INSERT INTO tool_stats (tool, provider, calls, failed, failures, cache_hits, bytes_in, bytes_out, latencies, last_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(tool) DO UPDATE SET provider = excluded.provider, calls = excluded.calls, failed = excluded.failed, failures = excluded.failures,
-         cache_hits = excluded.cache_hits, bytes_in = excluded.bytes_in, bytes_out = excluded.bytes_out, latencies = excluded.latencies, last_at = excluded.last_at`,
-      stat.toolName,
-      stat.provider,
-      (row?.calls ?? 0) + 1,
-      (row?.failed ?? 0) + (stat.status === "failed" ? 1 : 0),
-      JSON.stringify(failures),
-      (row?.cache_hits ?? 0) + (stat.cacheHit ? 1 : 0),
-      (row?.bytes_in ?? 0) + stat.bytesIn,
-      (row?.bytes_out ?? 0) + stat.bytesOut,
-      JSON.stringify(latencies),
-      stat.at,
-    );
+    const totals = this.#totals(stat.toolName);
+    totals.calls += 1;
+    if (stat.status === "failed") {
+      totals.failed += 1;
+      totals.failures[stat.failureKind ?? "internal"] += 1;
+    }
+    if (stat.cacheHit) totals.cacheHits += 1;
+    totals.bytesIn += stat.bytesIn;
+    totals.bytesOut += stat.bytesOut;
+    totals.latencies.push(stat.latencyMs);
+    if (totals.latencies.length > keptLatencies) totals.latencies.splice(0, totals.latencies.length - keptLatencies);
+    try {
+      this.sql.exec(
+        `INSERT INTO tool_stats (tool, provider, calls, failed, failures, cache_hits, bytes_in, bytes_out, latencies, last_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(tool) DO UPDATE SET provider = excluded.provider, calls = excluded.calls, failed = excluded.failed, failures = excluded.failures,
+           cache_hits = excluded.cache_hits, bytes_in = excluded.bytes_in, bytes_out = excluded.bytes_out, latencies = excluded.latencies, last_at = excluded.last_at`,
+        stat.toolName,
+        stat.provider,
+        totals.calls,
+        totals.failed,
+        JSON.stringify(totals.failures),
+        totals.cacheHits,
+        totals.bytesIn,
+        totals.bytesOut,
+        JSON.stringify(totals.latencies),
+        stat.at,
+      );
+    } catch (error) {
+      // Not written: the next call starts again from what the table holds.
+      this.#rows.delete(stat.toolName);
+      throw error;
+    }
+  }
+
+  #totals(tool: string): Totals {
+    let totals = this.#rows.get(tool);
+    if (!totals) {
+      const row = this.sql.exec<Row>("SELECT * FROM tool_stats WHERE tool = ?", tool).toArray()[0];
+      totals = {
+        calls: row?.calls ?? 0,
+        failed: row?.failed ?? 0,
+        failures: { ...emptyFailures(), ...(row ? (Failures.safeParse(JSON.parse(row.failures)).data ?? {}) : {}) },
+        cacheHits: row?.cache_hits ?? 0,
+        bytesIn: row?.bytes_in ?? 0,
+        bytesOut: row?.bytes_out ?? 0,
+        latencies: row ? (Latencies.safeParse(JSON.parse(row.latencies)).data ?? []) : [],
+      };
+      this.#rows.set(tool, totals);
+    }
+    return totals;
   }
 
   /** Every tool's statistics, most called first. */

@@ -4,7 +4,9 @@
  * upserts, idempotent by message id. A short timer sends a batch soon after
  * a write; the object's alarm is armed as the backstop in case the object
  * dies first, and a failed batch is tried again from the alarm with backoff.
- * The alarm is cleared once nothing is left to send.
+ * Once nothing is left to send the alarm stays as it is and fires once for
+ * nothing, instead of being cleared after every batch and set again at the
+ * next write (two storage operations a message on a busy space).
  */
 import { getDatabase } from "../db/client";
 import { upsertMessages } from "../db/messages";
@@ -23,7 +25,7 @@ export class MessageFlusher {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushing: Promise<void> | undefined;
   #failures = 0;
-  /** The alarm is set to flush what the timer may not (cleared when nothing is left to flush). */
+  /** The alarm is set to flush what the timer may not (it stays set until it fires). */
   #backstopArmed = false;
 
   constructor(
@@ -47,6 +49,12 @@ export class MessageFlusher {
     }
   }
 
+  /** The alarm fired (and is gone): the next write arms it again; then whatever is dirty is sent. */
+  onAlarm(): Promise<void> {
+    this.#backstopArmed = false;
+    return this.flush();
+  }
+
   /** Sends dirty rows to D1 until none is left (one flush at a time); on failure, tries again from the alarm with backoff. */
   flush(): Promise<void> {
     this.#flushing ??= this.#flushAll().finally(() => {
@@ -66,10 +74,6 @@ export class MessageFlusher {
       }
       this.#failures = 0;
       this.messages.trim();
-      if (this.messages.dirtyCount() === 0) {
-        this.#backstopArmed = false;
-        await this.storage.deleteAlarm();
-      }
     } catch (error) {
       this.#failures += 1;
       const backoff = Math.min(maxBackoffMs, 1_000 * 2 ** (this.#failures - 1));

@@ -20,6 +20,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { getDatabase } from "../db/client";
+import { countedSql } from "../db/object-statements";
 import { getEntity } from "../db/entities";
 import { findMessageBySeq, getMessage, listMessagesBefore, listMessagesBetween } from "../db/messages";
 import type { AppEnv } from "../env";
@@ -45,9 +46,9 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
 
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
-    this.#log = new EventLog(ctx.storage.sql);
+    this.#log = new EventLog(countedSql(ctx.storage.sql));
     this.#hub = new ConnectionHub(ctx);
-    this.#messages = new MessageStore(ctx.storage.sql);
+    this.#messages = new MessageStore(countedSql(ctx.storage.sql));
     this.#members = new MemberCache(
       () => getDatabase(env.DB),
       () => this.#spaceId,
@@ -219,7 +220,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
 
   /** The write-behind's backstop: whatever the timer did not get to D1 goes now. */
   override async alarm(): Promise<void> {
-    await this.#flusher.flush();
+    await this.#flusher.onAlarm();
   }
 
   // ── reads ──────────────────────────────────────────────────────────────

@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AgentDO } from "../../src/agents/agent-do";
@@ -27,12 +27,14 @@ describe("the cycle budget", () => {
     expect(throttled.data).toMatchObject({ limit: 1 });
     expect(Date.parse(throttled.data.retryAt as string)).toBeGreaterThan(Date.now() + 30_000);
     expect(await listRuns(agent.id)).toHaveLength(1);
-    // A minute passes (moved back in storage), and the alarm that was set for it fires.
+    // A minute passes (moved back in storage, behind the object's back), the object is evicted meanwhile (a
+    // live instance keeps the state values it wrote in memory: it is their only writer), and the alarm fires.
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
       const storage = new AgentStorage(state.storage);
       storage.write("cycle_starts", [Date.now() - 61_000]);
       storage.write("cycle_not_before", Date.now());
     });
+    await abortAllDurableObjects();
     await runDurableObjectAlarm(agentObject(agent.id));
     const [, second] = await waitForRuns(agent.id, 2);
     expect(second.trigger).toMatchObject([{ type: "external", data: { n: 2 } }]);

@@ -2244,7 +2244,10 @@ export type components = {
             description?: string;
         };
         Stats: {
+            /** @description Statements this isolate sent to D1 */
             d1Statements: number;
+            /** @description Statements the Durable Objects of this isolate ran on their own SQLite */
+            objectStatements: number;
         };
         AgentToolStats: components["schemas"]["ToolStats"] & {
             lastCallAt: string;

@@ -1,0 +1,60 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentDO } from "../../src/agents/agent-do";
+import { AgentStorage } from "../../src/agents/agent-storage";
+import { agentObject, createAgent, scriptedConfig } from "../support/agents";
+
+const Value = z.object({ n: z.number(), notes: z.array(z.string()) });
+
+/** The state values an agent object keeps in memory after reading or writing them (it is their only writer). */
+describe("the agent object's state values, kept in memory", () => {
+  it("every read is a copy: changing what was read changes neither memory nor storage", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
+      const storage = new AgentStorage(state.storage);
+      expect(storage.read("k", Value)).toBeUndefined();
+      storage.write("k", { n: 1, notes: ["a"] });
+      for (let read = 0; read < 3; read += 1) {
+        const value = storage.read("k", Value);
+        expect(value).toEqual({ n: 1, notes: ["a"] });
+        value?.notes.push("changed");
+        if (value) value.n = 99;
+      }
+      // What SQLite holds, read by an instance with nothing in memory.
+      expect(new AgentStorage(state.storage).read("k", Value)).toEqual({ n: 1, notes: ["a"] });
+      storage.delete("k");
+      expect(storage.read("k", Value)).toBeUndefined();
+      expect(new AgentStorage(state.storage).read("k", Value)).toBeUndefined();
+    });
+  });
+
+  it("a write in a transaction that rolls back is not read back from memory", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
+      const storage = new AgentStorage(state.storage);
+      storage.write("k", { n: 1, notes: [] });
+      expect(storage.read("k", Value)?.n).toBe(1);
+      expect(() =>
+        storage.transaction(() => {
+          storage.write("k", { n: 2, notes: [] });
+          expect(storage.read("k", Value)?.n).toBe(2);
+          throw new Error("roll back");
+        }),
+      ).toThrow("roll back");
+      expect(storage.read("k", Value)?.n).toBe(1);
+    });
+  });
+
+  it("a value that does not parse with the schema it is read with is absent, whatever was parsed before", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
+      const storage = new AgentStorage(state.storage);
+      storage.write("k", { n: 1, notes: [] });
+      expect(storage.read("k", Value)?.n).toBe(1);
+      expect(storage.read("k", Value)?.n).toBe(1);
+      expect(storage.read("k", z.object({ n: z.string() }))).toBeUndefined();
+      expect(storage.read("k", Value)?.n).toBe(1);
+    });
+  });
+});
