@@ -322,18 +322,42 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   // ── cycles ─────────────────────────────────────────────────────────────
 
-  /** Owes a cycle: the alarm, set to now, runs it (the caller's answer is not held behind the cycle). */
+  /**
+   * Owes a cycle: the alarm, set to now, holds it (a cycle runs inside the
+   * alarm's handler, which the runtime retries if the object dies). When the
+   * alarm has nothing to do first (no run to continue, no staged outcome, no
+   * deadline due), the cycle starts at once, after the caller is answered,
+   * instead of a few milliseconds later when the alarm fires; the alarm then
+   * joins the running cycle, so it is held the same way from there on.
+   */
   async #kick(): Promise<void> {
     if (this.#cycleRunning) return;
     await this.ctx.storage.setAlarm(Date.now());
+    if (this.#journal.active() || this.#storage.allStaged().length > 0 || (this.#storage.earliestDeadline() ?? Infinity) <= Date.now()) return;
+    setTimeout(() => {
+      // The alarm set above stays the backstop until it fires and joins: no heartbeat moves it away first.
+      this.#runCycles({ alarmPending: true })
+        .catch((error: unknown) => console.error("a cycle started at once failed; the alarm runs it again", error))
+        .finally(() => this.#scheduleAlarm().catch((error: unknown) => console.error("could not set the agent's alarm", error)));
+    }, 0);
   }
 
-  /** Runs cycles, one at a time, until none is owed now. */
-  async #runCycles(): Promise<void> {
+  /** The cycles running now, if any: the alarm's handler waits on them. */
+  #cycles: Promise<void> | undefined;
+
+  /** Runs cycles, one at a time, until none is owed now; a second caller joins the running ones. */
+  #runCycles(options: { alarmPending?: boolean } = {}): Promise<void> {
+    this.#cycles ??= this.#cycleLoop(options.alarmPending === true).finally(() => {
+      this.#cycles = undefined;
+    });
+    return this.#cycles;
+  }
+
+  async #cycleLoop(alarmPending: boolean): Promise<void> {
     if (this.#cycleRunning) return;
     this.#cycleRunning = true;
     this.#stopped = new AbortController();
-    this.#startHeartbeat();
+    this.#startHeartbeat(!alarmPending);
     try {
       for (;;) {
         if (!this.#journal.active() && this.#storage.readyCount() === 0) return;
@@ -406,9 +430,10 @@ export class AgentDO extends DurableObject<AppEnv> {
     }
   }
 
-  #startHeartbeat(): void {
+  /** The alarm kept ahead of a running cycle, so a fresh instance continues it if this one dies (`now`: the first beat at once). */
+  #startHeartbeat(now: boolean): void {
     const beat = () => void this.ctx.storage.setAlarm(Date.now() + heartbeatAheadMs);
-    beat();
+    if (now) beat();
     this.#heartbeat = setInterval(beat, heartbeatEveryMs);
   }
 
