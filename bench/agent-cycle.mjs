@@ -314,13 +314,14 @@ function report(context, { gatewaySide, floorSide, alarmSide, rpcSide, serverSid
     console.log(
       `CPU per cycle (every process of each wrangler dev, /proc, 10 ms ticks summed over the batches; the gateway's runs to agent.cycle.finished): gateway ${(gatewaySide.cpuMs / gatewaySide.latencies.length).toFixed(1)} ms, floor ${(floorSide.cpuMs / floorSide.latencies.length).toFixed(1)} ms`,
     );
+  const cpuRatio = gatewaySide.cpuMs > 0 && floorSide.cpuMs > 0 ? gatewaySide.cpuMs / gatewaySide.latencies.length / (floorSide.cpuMs / floorSide.latencies.length) : undefined;
   if (gatewayMedian !== undefined && floorMedian)
     context.target({
       measure: "agent cycle, POST → reply on socket, gateway / floor",
       now: `${gatewayMedian.toFixed(1)} / ${floorMedian.toFixed(1)} ms = ${(gatewayMedian / floorMedian).toFixed(2)}x`,
       target: `≤ ${TARGET_RATIO}x`,
       met: gatewayMedian / floorMedian <= TARGET_RATIO,
-      why: "CPU: the gateway's wrangler dev spends about 4x the floor's CPU per cycle (printed above; the JS thread is busy for most of the cycle), spread over the route, two objects' SQLite writes (the journal, the event logs), the AI SDK's stream and the events of two streams (--profile); plus the alarm that starts the cycle (the alarm floor above)",
+      why: `CPU: the gateway's wrangler dev spends ${cpuRatio === undefined ? "several times" : `${cpuRatio.toFixed(1)}x`} the floor's CPU per cycle (printed above; the one thread is busy from the POST to the reply), spread over the objects' SQLite statements, six object calls, two D1 statements (the unit costs above), the AI SDK's stream and the events of two streams (--profile)`,
     });
 
   // Where the gateway's time goes, all from just before the POST.

@@ -419,7 +419,7 @@ async function burst(context, gateway, floor, mode) {
     );
   }
   const cpuWhy =
-    "CPU-bound: under wrangler dev the Worker and every object share one workerd thread, and each result also costs its share of a follow-up cycle (--profile prints where the time goes); POST latency is queueing at that rate";
+    "CPU-bound: under wrangler dev the Worker and every object share one workerd thread, and each result also costs its share of a follow-up cycle (--profile prints where the time goes; the gathered burst, printed after it, measures the resolutions without a cycle per result); POST latency is queueing at that rate (100 in flight / resolutions per second)";
   if (!gather) context.target({
     measure: `burst, ${calls.length} pending calls, ${concurrency} in flight: resolutions/s vs the floor's req/s`,
     now: `${rate.toFixed(0)} / ${floorBurst.perSecond.toFixed(0)} = ${((rate / floorBurst.perSecond) * 100).toFixed(0)}%`,
