@@ -40,6 +40,9 @@ export type DeadlineKind = Deadline["kind"];
 /** An outcome written here before its D1 transition, so a crash between the two loses nothing. */
 export type StagedOutcome = { toolCallId: string; outcome: ToolOutcome; stagedAt: number };
 
+/** State values longer than this (in characters) are read from SQLite each time instead of kept in memory. */
+const keptTextMax = 16_384;
+
 type InboxRow = { id: string; event: string; received_at: string; attempts: number };
 type DeadlineRow = { id: string; kind: string; due_at: number; payload: string };
 type StagedRow = { call_id: string; outcome: string; staged_at: number };
@@ -194,7 +197,10 @@ export class AgentStorage {
   /**
    * Each state value's stored text (`null`: no row), read from SQLite once:
    * only this class writes the table, and a cycle reads the same few keys
-   * many times (its active run above all). A rolled-back transaction clears it.
+   * many times (its active run above all). Values over `keptTextMax`
+   * characters (the consciousness, read once a cycle) are not kept: an
+   * object holds little besides what it is working on. A rolled-back
+   * transaction clears it.
    */
   readonly #stateText = new Map<string, string | null>();
 
@@ -203,7 +209,7 @@ export class AgentStorage {
     let text = this.#stateText.get(key);
     if (text === undefined) {
       text = this.#sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0]?.value ?? null;
-      this.#stateText.set(key, text);
+      this.#keepText(key, text);
     }
     if (text === null) return undefined;
     const memo = this.#stateParsed.get(key);
@@ -213,7 +219,7 @@ export class AgentStorage {
     const parsed = schema.safeParse(JSON.parse(text));
     if (parsed.success) {
       // Kept from the second read of the same text on: a value read once (and then rewritten) is not copied.
-      this.#stateParsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.data) } : undefined });
+      if (text.length <= keptTextMax) this.#stateParsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.data) } : undefined });
       return parsed.data;
     }
     console.error("unreadable agent state", key, parsed.error.message);
@@ -226,7 +232,14 @@ export class AgentStorage {
   write(key: string, value: unknown): void {
     const text = JSON.stringify(value);
     this.#sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, text);
-    this.#stateText.set(key, text);
+    this.#keepText(key, text);
+  }
+
+  #keepText(key: string, text: string | null): void {
+    if (text !== null && text.length > keptTextMax) {
+      this.#stateText.delete(key);
+      this.#stateParsed.delete(key);
+    } else this.#stateText.set(key, text);
   }
 
   delete(key: string): void {

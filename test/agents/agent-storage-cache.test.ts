@@ -29,6 +29,21 @@ describe("the agent object's state values, kept in memory", () => {
     });
   });
 
+  it("a long value is read from storage each time, and still as a copy", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
+      const storage = new AgentStorage(state.storage);
+      const long = { n: 1, notes: ["x".repeat(40_000)] };
+      storage.write("k", long);
+      const first = storage.read("k", Value);
+      first?.notes.push("changed");
+      expect(storage.read("k", Value)).toEqual(long);
+      // Written behind its back (tests only): a long value is not kept, so the change is seen.
+      new AgentStorage(state.storage).write("k", { n: 2, notes: ["y".repeat(40_000)] });
+      expect(storage.read("k", Value)?.n).toBe(2);
+    });
+  });
+
   it("a write in a transaction that rolls back is not read back from memory", async () => {
     const agent = await createAgent(scriptedConfig([]));
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
