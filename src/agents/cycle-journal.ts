@@ -185,8 +185,12 @@ export class CycleJournal {
 
   /** Records a call's outcome; the first one wins. Returns the outcome that stands. */
   callFinished(toolCallId: string, outcome: ToolOutcome): ToolOutcome {
-    this.#sql.exec("UPDATE journal_calls SET outcome = ? WHERE call_id = ? AND outcome IS NULL", JSON.stringify(outcome), toolCallId);
-    return this.call(toolCallId)?.outcome ?? outcome;
+    // The first outcome recorded wins, and the one stored is what the call returns (one statement for both).
+    const row = this.#sql
+      .exec<{ outcome: string | null }>("UPDATE journal_calls SET outcome = COALESCE(outcome, ?) WHERE call_id = ? RETURNING outcome", JSON.stringify(outcome), toolCallId)
+      .toArray()[0];
+    const stored = row?.outcome == null ? undefined : ToolOutcome.safeParse(JSON.parse(row.outcome));
+    return stored?.success ? stored.data : outcome;
   }
 
   markAnnounced(toolCallId: string): void {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentDO } from "../../src/agents/agent-do";
 import { AgentStorage } from "../../src/agents/agent-storage";
+import { CycleJournal } from "../../src/agents/cycle-journal";
 import { agentObject, createAgent, scriptedConfig } from "../support/agents";
 
 const Value = z.object({ n: z.number(), notes: z.array(z.string()) });
@@ -70,6 +71,21 @@ describe("the agent object's state values, kept in memory", () => {
       expect(storage.read("k", Value)?.n).toBe(1);
       expect(storage.read("k", z.object({ n: z.string() }))).toBeUndefined();
       expect(storage.read("k", Value)?.n).toBe(1);
+    });
+  });
+});
+
+describe("the cycle journal's call outcomes", () => {
+  it("the first outcome recorded for a call wins, and every later one is answered with it", async () => {
+    const agent = await createAgent(scriptedConfig([]));
+    await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
+      const journal = new CycleJournal(state.storage.sql, new AgentStorage(state.storage));
+      journal.callStarted({ toolCallId: "call_j1", modelToolCallId: "m1", runId: "run_j", step: 0, toolName: "lookup", input: { q: 1 }, startedAt: Date.now() });
+      expect(journal.callFinished("call_j1", { type: "ok", value: { first: true } })).toEqual({ type: "ok", value: { first: true } });
+      expect(journal.callFinished("call_j1", { type: "ok", value: { second: true } })).toEqual({ type: "ok", value: { first: true } });
+      expect(journal.call("call_j1")?.outcome).toEqual({ type: "ok", value: { first: true } });
+      // A call the journal never recorded: its own outcome comes back.
+      expect(journal.callFinished("call_unknown", { type: "ok", value: 3 })).toEqual({ type: "ok", value: 3 });
     });
   });
 });
