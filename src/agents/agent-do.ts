@@ -300,6 +300,7 @@ export class AgentDO extends DurableObject<AppEnv> {
    * due deadlines, then any cycle that is owed or must be continued.
    */
   override async alarm(): Promise<void> {
+    this.#inAlarm = true;
     try {
       if (this.#storage.allStaged().length > 0) await this.#owner.reconcile();
       await processDeadlines({
@@ -317,7 +318,21 @@ export class AgentDO extends DurableObject<AppEnv> {
       await this.#runCycles();
     } finally {
       await this.#scheduleAlarm();
+      this.#inAlarm = false;
     }
+  }
+
+  /** The alarm's handler is running: a cycle running now is held by it. */
+  #inAlarm = false;
+
+  /**
+   * Where the heartbeat puts the alarm: ahead of now while the alarm's handler
+   * holds the cycle; now while a cycle that started at once is not held yet,
+   * so the alarm fires and joins it rather than being moved past it (a moved
+   * alarm's pending run is cancelled).
+   */
+  #heartbeatAt(): number {
+    return this.#inAlarm ? Date.now() + heartbeatAheadMs : Date.now();
   }
 
   // ── cycles ─────────────────────────────────────────────────────────────
@@ -432,7 +447,7 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   /** The alarm kept ahead of a running cycle, so a fresh instance continues it if this one dies (`now`: the first beat at once). */
   #startHeartbeat(now: boolean): void {
-    const beat = () => void this.ctx.storage.setAlarm(Date.now() + heartbeatAheadMs);
+    const beat = () => void this.ctx.storage.setAlarm(this.#heartbeatAt());
     if (now) beat();
     this.#heartbeat = setInterval(beat, heartbeatEveryMs);
   }
@@ -543,7 +558,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       earliestDeadline: this.#storage.earliestDeadline(),
       nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, notBefore ?? 0),
       cycleRunning: this.#cycleRunning,
-      heartbeatAt: Date.now() + heartbeatAheadMs,
+      heartbeatAt: this.#heartbeatAt(),
     });
     const current = await this.ctx.storage.getAlarm();
     if (at === undefined) {
