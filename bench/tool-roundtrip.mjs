@@ -51,25 +51,20 @@ export async function run(context) {
     failures.push(`round trip: ${error?.message ?? error}`);
     console.error(`\nround trip failed: ${error?.stack ?? error}`);
   }
-  if (context.timeLeft() < 60_000) {
-    failures.push("burst: skipped, the time budget is nearly spent");
-  } else {
-    try {
-      await burst(context, gateway, floor, "each");
-    } catch (error) {
-      failures.push(`burst: ${error?.message ?? error}`);
-      console.error(`\nburst failed: ${error?.stack ?? error}`);
+  // The burst, then the same burst with one follow-up per agent: what the resolution path alone carries.
+  for (const [mode, label] of [
+    ["each", "burst"],
+    ["gather", "burst (gathered)"],
+  ]) {
+    if (context.timeLeft() < 60_000) {
+      failures.push(`${label}: skipped, the time budget is nearly spent`);
+      continue;
     }
-  }
-  // The same burst with one follow-up per agent: what the resolution path alone carries.
-  if (context.timeLeft() < 60_000) {
-    failures.push("burst (gathered): skipped, the time budget is nearly spent");
-  } else {
     try {
-      await burst(context, gateway, floor, "gather");
+      await burst(context, gateway, floor, mode);
     } catch (error) {
-      failures.push(`burst (gathered): ${error?.message ?? error}`);
-      console.error(`\nburst (gathered) failed: ${error?.stack ?? error}`);
+      failures.push(`${label}: ${error?.message ?? error}`);
+      console.error(`\n${label} failed: ${error?.stack ?? error}`);
     }
   }
   if (failures.length) throw new Error(failures.join("\n"));

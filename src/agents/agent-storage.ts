@@ -12,6 +12,7 @@ import { createId } from "../ids";
 import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
 import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
+import { StateValues } from "./state-values";
 import { SubagentAnswerDeadline } from "./subagent-answer-deadline";
 import { NotifyDeadline } from "./event-notifier";
 
@@ -40,15 +41,13 @@ export type DeadlineKind = Deadline["kind"];
 /** An outcome written here before its D1 transition, so a crash between the two loses nothing. */
 export type StagedOutcome = { toolCallId: string; outcome: ToolOutcome; stagedAt: number };
 
-/** State values longer than this (in characters) are read from SQLite each time instead of kept in memory. */
-const keptTextMax = 16_384;
-
 type InboxRow = { id: string; event: string; received_at: string; attempts: number };
 type DeadlineRow = { id: string; kind: string; due_at: number; payload: string };
 type StagedRow = { call_id: string; outcome: string; staged_at: number };
 
 export class AgentStorage {
   readonly #sql: SqlStorage;
+  readonly #state: StateValues;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.#sql = countedSql(storage.sql);
@@ -61,7 +60,7 @@ export class AgentStorage {
       run_id TEXT,
       not_before INTEGER NOT NULL DEFAULT 0
     )`);
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    this.#state = new StateValues(this.#sql);
     this.#sql.exec("CREATE TABLE IF NOT EXISTS deadlines (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, payload TEXT NOT NULL)");
     this.#sql.exec("CREATE TABLE IF NOT EXISTS staged_outcomes (call_id TEXT PRIMARY KEY, outcome TEXT NOT NULL, staged_at INTEGER NOT NULL)");
   }
@@ -73,8 +72,7 @@ export class AgentStorage {
     } catch (error) {
       // Rolled back: what was read into memory inside it may no longer be so.
       this.#claimedMemo = undefined;
-      this.#stateText.clear();
-      this.#stateParsed.clear();
+      this.#state.forget();
       throw error;
     }
   }
@@ -194,57 +192,17 @@ export class AgentStorage {
 
   // ── state ──────────────────────────────────────────────────────────────
 
-  /**
-   * Each state value's stored text (`null`: no row), read from SQLite once:
-   * only this class writes the table, and a cycle reads the same few keys
-   * many times (its active run above all). Values over `keptTextMax`
-   * characters (the consciousness, read once a cycle) are not kept: an
-   * object holds little besides what it is working on. A rolled-back
-   * transaction clears it.
-   */
-  readonly #stateText = new Map<string, string | null>();
-
   /** A state value, parsed with its schema; a value that does not parse is treated as absent (and logged). */
   read<S extends z.ZodType>(key: string, schema: S): z.infer<S> | undefined {
-    let text = this.#stateText.get(key);
-    if (text === undefined) {
-      text = this.#sql.exec<{ value: string }>("SELECT value FROM state WHERE key = ?", key).toArray()[0]?.value ?? null;
-      this.#keepText(key, text);
-    }
-    if (text === null) return undefined;
-    const memo = this.#stateParsed.get(key);
-    const seen = memo?.text === text && memo.schema === schema;
-    // A copy each time: callers change what they read before they write it back.
-    if (seen && memo.parsed) return structuredClone(memo.parsed.data) as z.infer<S>;
-    const parsed = schema.safeParse(JSON.parse(text));
-    if (parsed.success) {
-      // Kept from the second read of the same text on: a value read once (and then rewritten) is not copied.
-      if (text.length <= keptTextMax) this.#stateParsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.data) } : undefined });
-      return parsed.data;
-    }
-    console.error("unreadable agent state", key, parsed.error.message);
-    return undefined;
+    return this.#state.read(key, schema);
   }
-
-  /** The value last parsed from each key's text, with the schema that parsed it. */
-  readonly #stateParsed = new Map<string, { text: string; schema: z.ZodType; parsed: { data: unknown } | undefined }>();
 
   write(key: string, value: unknown): void {
-    const text = JSON.stringify(value);
-    this.#sql.exec("INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, text);
-    this.#keepText(key, text);
-  }
-
-  #keepText(key: string, text: string | null): void {
-    if (text !== null && text.length > keptTextMax) {
-      this.#stateText.delete(key);
-      this.#stateParsed.delete(key);
-    } else this.#stateText.set(key, text);
+    this.#state.write(key, value);
   }
 
   delete(key: string): void {
-    this.#sql.exec("DELETE FROM state WHERE key = ?", key);
-    this.#stateText.set(key, null);
+    this.#state.delete(key);
   }
 
   // ── deadlines ──────────────────────────────────────────────────────────

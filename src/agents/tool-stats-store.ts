@@ -6,7 +6,7 @@
  * `GET /api/agents/:agentId/tool-stats`. Deleted with the agent.
  */
 import { z } from "zod";
-import { type CallStat, emptyFailures, latencySummary, type ToolStatsSummary } from "../tools/engine/call-stats";
+import { type CallStat, type CallTotals, countCall, emptyFailures, latencySummary, type ToolStatsSummary } from "../tools/engine/call-stats";
 import { FailureKind } from "../tools/engine/tool-outcome";
 
 /** Latency percentiles are over each tool's most recent calls, this many. */
@@ -30,15 +30,7 @@ const Latencies = z.array(z.number());
 
 export type AgentToolStats = ToolStatsSummary & { lastCallAt: string };
 
-type Totals = {
-  calls: number;
-  failed: number;
-  failures: Record<FailureKind, number>;
-  cacheHits: number;
-  bytesIn: number;
-  bytesOut: number;
-  latencies: number[];
-};
+type Totals = CallTotals & { latencies: number[] };
 
 export class ToolStatsStore {
   constructor(private readonly sql: SqlStorage) {
@@ -65,14 +57,7 @@ export class ToolStatsStore {
 
   record(stat: CallStat): void {
     const totals = this.#totals(stat.toolName);
-    totals.calls += 1;
-    if (stat.status === "failed") {
-      totals.failed += 1;
-      totals.failures[stat.failureKind ?? "internal"] += 1;
-    }
-    if (stat.cacheHit) totals.cacheHits += 1;
-    totals.bytesIn += stat.bytesIn;
-    totals.bytesOut += stat.bytesOut;
+    countCall(totals, stat);
     totals.latencies.push(stat.latencyMs);
     if (totals.latencies.length > keptLatencies) totals.latencies.splice(0, totals.latencies.length - keptLatencies);
     try {

@@ -48,6 +48,21 @@ export function latencySummary(latencies: number[]): { median: number; p95: numb
   return { median: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
 }
 
+/** The running totals one call adds to (a summary, or the agent object's kept row). */
+export type CallTotals = Pick<ToolStatsSummary, "calls" | "failed" | "failures" | "cacheHits" | "bytesIn" | "bytesOut">;
+
+/** Adds one call to `totals` (its latency is the caller's to keep). */
+export function countCall(totals: CallTotals, call: Omit<CallStat, "at">): void {
+  totals.calls += 1;
+  if (call.status === "failed") {
+    totals.failed += 1;
+    totals.failures[call.failureKind ?? "internal"] += 1;
+  }
+  if (call.cacheHit) totals.cacheHits += 1;
+  totals.bytesIn += call.bytesIn;
+  totals.bytesOut += call.bytesOut;
+}
+
 /** A summary per tool, most called first. */
 export function summarizeCalls(calls: Iterable<Omit<CallStat, "at">>): ToolStatsSummary[] {
   const byTool = new Map<string, { summary: ToolStatsSummary; latencies: number[] }>();
@@ -60,15 +75,7 @@ export function summarizeCalls(calls: Iterable<Omit<CallStat, "at">>): ToolStats
       };
       byTool.set(call.toolName, entry);
     }
-    const { summary } = entry;
-    summary.calls += 1;
-    if (call.status === "failed") {
-      summary.failed += 1;
-      summary.failures[call.failureKind ?? "internal"] += 1;
-    }
-    if (call.cacheHit) summary.cacheHits += 1;
-    summary.bytesIn += call.bytesIn;
-    summary.bytesOut += call.bytesOut;
+    countCall(entry.summary, call);
     entry.latencies.push(call.latencyMs);
   }
   return [...byTool.values()]
