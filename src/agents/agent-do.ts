@@ -301,6 +301,8 @@ export class AgentDO extends DurableObject<AppEnv> {
    */
   override async alarm(): Promise<void> {
     this.#inAlarm = true;
+    // A cycle that started at once is held from now on: its heartbeat goes ahead at once, as it does for one the alarm starts.
+    if (this.#cycleRunning) void this.ctx.storage.setAlarm(this.#heartbeatAt());
     try {
       if (this.#storage.allStaged().length > 0) await this.#owner.reconcile();
       await processDeadlines({
