@@ -3,6 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { buildAll } from "./scripts/build.mjs";
+import { writeTestWranglerConfig } from "./scripts/test-wrangler-config.mjs";
 import { fakeRemote } from "./test/fake-remote.ts";
 
 /**
@@ -28,7 +29,8 @@ export default defineConfig(async () => {
         {
           plugins: [
             cloudflareTest({
-              wrangler: { configPath: "./wrangler.toml" },
+              // wrangler.toml as written, from a folder with no `.dev.vars`: tests never read the developer's secrets.
+              wrangler: { configPath: writeTestWranglerConfig() },
               miniflare: {
                 // Every outbound fetch is answered by the fake remote: tests never reach the network.
                 outboundService: fakeRemote,

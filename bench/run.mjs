@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import { createServers, HttpError, root, sleep } from "./servers.mjs";
 import { printTable } from "./support.mjs";
 
-const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs"];
+const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs", "./patterns.mjs"];
 
 
 const { values: flags } = parseArgs({

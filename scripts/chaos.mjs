@@ -10,6 +10,12 @@
  *   after-result   a result was just accepted (200) for a waiting call
  *   burst          200 messages posted at once with Idempotency-Key; clients
  *                  whose request broke off retry with the same key
+ *   receiver-down  a pushed call's receiver refuses for 60 s, and the server
+ *                  is killed in the middle of the outage: the call still
+ *                  arrives once the receiver is back, and the agent replies once
+ *   approve-kill   a gateway tool behind an approval: killed right after the
+ *                  yes, while the approved request is at the upstream; it is
+ *                  not sent again (at most once after a yes)
  *
  * A local receiver stands in for the outside world (the gateway tool's
  * upstream and the webhook endpoint) and counts executions by their
@@ -44,7 +50,7 @@ const { values: flags } = parseArgs({
   },
 });
 const rounds = Number(flags.rounds);
-const scenarios = (flags.only ?? "mid-cycle,mid-wait,after-result,burst").split(",");
+const scenarios = (flags.only ?? "mid-cycle,mid-wait,after-result,burst,receiver-down,approve-kill").split(",");
 
 const startedAt = Date.now();
 const log = (...parts) => console.log(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s]`, ...parts);
@@ -125,14 +131,18 @@ async function killGateway() {
 
 // ── the outside world ──────────────────────────────────────────────────
 
-/** Requests the receiver got, by path id: {headers, body}. */
+/** Requests the receiver got, by path id: {headers, body, status}. */
 const received = new Map();
+/** `/down/<id>` refuses (503) until this time, by id. */
+const downUntil = new Map();
 const receiver = createHttpServer(async (request, response) => {
   let body = "";
   for await (const chunk of request) body += chunk;
   const [, kind, id] = new URL(request.url, "http://receiver").pathname.split("/");
-  received.set(id, [...(received.get(id) ?? []), { headers: request.headers, body }]);
+  const status = kind === "down" && Date.now() < (downUntil.get(id) ?? 0) ? 503 : 200;
+  received.set(id, [...(received.get(id) ?? []), { headers: request.headers, body, status, at: Date.now() }]);
   if (kind === "slow") await sleep(1_500);
+  if (status !== 200) return response.writeHead(status).end("down");
   response.writeHead(200, { "content-type": "application/json" });
   response.end(JSON.stringify({ ok: true, received: received.get(id).length }));
 });
@@ -327,7 +337,96 @@ async function burst(round) {
   };
 }
 
-const runners = { "mid-cycle": midCycle, "mid-wait": midWait, "after-result": afterResult, burst };
+/**
+ * A pushed call's receiver refuses every push for 60 s (a deploy, an outage),
+ * and the whole server is killed -9 halfway through and started again on the
+ * same state. The call must still reach the receiver once it is back (the
+ * retries outlast the outage and the restart), the receiver answers it, and
+ * the agent replies exactly once.
+ */
+async function receiverDown(round) {
+  const outageMs = 60_000;
+  const id = `down-${round}-${randomBytes(4).toString("hex")}`;
+  const tool = { name: "fulfil", description: "Ask a service", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: `${receiverUrl}/down/${id}` } };
+  const made = await world([tool], (space) => [{ toolCalls: [{ name: "fulfil", args: { round } }, skip] }, { toolCalls: [enter(space), { name: "send_message", args: { text: `fulfilled ${round}` } }, skip] }]);
+  const outageStart = Date.now();
+  downUntil.set(id, outageStart + outageMs);
+  await must("POST", `/api/agents/${made.agent.id}/inbox`, { type: "external", data: { round } });
+  await waitFor("the first push, refused", async () => (received.get(id) ?? [])[0]);
+  // Killed in the middle of the outage, between two retries.
+  await sleep(Math.max(0, outageStart + outageMs / 2 - Date.now()));
+  await killGateway();
+  const upAt = await startGateway();
+  const accepted = await waitFor("the push accepted after the outage", async () => (received.get(id) ?? []).find((request) => request.status === 200), 4 * outageMs);
+  const call = JSON.parse(accepted.body);
+  const value = { fulfilled: round };
+  // The receiver does its work and answers the call it was pushed.
+  const answer = await waitFor("the result accepted", async () => {
+    const posted = await api("POST", `/api/runs/${call.runId}/tool-results`, { callId: call.toolCallId, result: value });
+    return posted.status === 200 ? posted : undefined;
+  });
+  await waitFor("the reply", async () => (await repliesOf(made.spaceId, made.agent.entityId)).length > 0);
+  const recoveryMs = performance.now() - upAt;
+  const pushes = received.get(id) ?? [];
+  const acceptedPushes = pushes.filter((request) => request.status === 200).length;
+  const replies = (await repliesOf(made.spaceId, made.agent.entityId)).length;
+  const calls = await callsOf(made.agent.id);
+  const results = (await runsOf(made.agent.id)).flatMap((run) => run.trigger ?? []).filter((event) => event.type === "tool_result" && event.toolCallId === call.toolCallId).length;
+  const deliveryIds = new Set(pushes.map((request) => request.headers["webhook-id"])).size;
+  return {
+    accepted: answer ? 1 : 0,
+    delivered: Math.min(results, 1),
+    duplicated: Math.max(0, results - 1) + Math.max(0, replies - 1) + Math.max(0, calls.length - 1) + Math.max(0, deliveryIds - 1) + Math.max(0, acceptedPushes - 1),
+    recoveryMs,
+    note: `${pushes.length} push(es), ${pushes.length - acceptedPushes} refused; accepted ${((accepted.at - (outageStart + outageMs)) / 1000).toFixed(1)} s after the receiver came back; ${deliveryIds} webhook-id(s)`,
+  };
+}
+
+/**
+ * A gateway tool behind an approval: the person says yes, the approved request
+ * reaches the upstream (which takes 1.5 s to answer), and the server is killed
+ * -9 right then and started again. The request must not be sent a second time
+ * (at most once after a yes): the upstream sees one execution, the model is
+ * told the call was cut off, and the agent replies once.
+ */
+async function approveKill(round) {
+  const id = `approved-${round}-${randomBytes(4).toString("hex")}`;
+  const tool = {
+    name: "transfer",
+    description: "Move money",
+    executionType: "gateway",
+    visible: false,
+    timeout: 20_000,
+    inputSchema: { type: "object" },
+    execution: { url: `${receiverUrl}/slow/${id}`, method: "POST" },
+    approval: { required: true, timeout: 60_000 },
+  };
+  const { person, agent, spaceId } = await world([tool], (space) => [{ toolCalls: [enter(space), { name: "transfer", args: { amount: round } }] }, { toolCalls: [{ name: "send_message", args: { text: `transfer ${round} handled` } }, skip] }]);
+  await must("POST", `/api/spaces/${spaceId}/messages`, { text: `send ${round}`, entityId: person });
+  const card = await waitFor("the approval card", async () => {
+    const messages = (await must("GET", `/api/spaces/${spaceId}/messages?afterSeq=0&limit=200`)).messages;
+    return messages.flatMap((message) => message.parts ?? []).find((part) => part.kind === "approval");
+  });
+  const answer = await api("POST", `/api/runs/${card.runId}/tool-results`, { callId: card.toolCallId, result: { approved: true } });
+  // The worst moment: the approved request is at the upstream, its answer not back yet.
+  await waitFor("the approved request in flight", async () => (received.get(id) ?? []).length > 0);
+  await killGateway();
+  const upAt = await startGateway();
+  await waitFor("the reply", async () => (await repliesOf(spaceId, agent.entityId)).length > 0, 120_000);
+  const recoveryMs = performance.now() - upAt;
+  const requests = received.get(id) ?? [];
+  const replies = (await repliesOf(spaceId, agent.entityId)).length;
+  const call = (await runsOf(agent.id)).flatMap((run) => run.toolCalls).find((entry) => entry.toolName === "transfer");
+  return {
+    accepted: answer.status === 200 ? 1 : 0,
+    delivered: Math.min(requests.length, 1),
+    duplicated: Math.max(0, requests.length - 1) + Math.max(0, replies - 1),
+    recoveryMs,
+    note: `${requests.length} request(s) upstream; the model got ${call?.status === "completed" ? "the answer" : `"${String(call?.error ?? "nothing").slice(0, 60)}…"`}`,
+  };
+}
+
+const runners = { "mid-cycle": midCycle, "mid-wait": midWait, "after-result": afterResult, burst, "receiver-down": receiverDown, "approve-kill": approveKill };
 
 // ── run ────────────────────────────────────────────────────────────────
 

@@ -6,9 +6,10 @@
  *  2. applies the D1 migrations to the local database,
  *  3. runs `wrangler dev` with every argument after `--`
  *     (`npm run dev -- --port 9000`), and exits with its code,
- *  4. once `GET /health` answers, prints where things are and, when
- *     `scripts/seed-demo.mjs` exists, calls its default export
- *     `({baseUrl, secretKey})` to add demo data.
+ *  4. once `GET /health` answers, prints where things are, then each
+ *     configuration problem it reports (a 503: a secret or binding missing
+ *     or wrong), once, in red, and, when `scripts/seed-demo.mjs` exists,
+ *     calls its default export `({baseUrl, secretKey})` to add demo data.
  *
  * Plain Node 20 can run this file; wrangler itself runs on the project's
  * Node 22 (`node_modules/node`) when it is installed.
@@ -193,23 +194,50 @@ async function resolveAddress() {
 
 // ------------------------------------------------------------- ready hook
 
+/**
+ * The first answer of `GET /health`: `{ok: true, version}`, or (503) `{ok:
+ * false, problems}` when the Worker found its configuration wrong; either
+ * way the server is up. Undefined when it did not answer in time.
+ */
 async function waitForHealth(baseUrl, isRunning) {
   const until = Date.now() + HEALTH_TIMEOUT_MS;
   while (Date.now() < until && isRunning()) {
     try {
       const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.ok) return true;
+      const text = await response.text();
+      if (response.ok) return { ok: true, problems: [] };
+      if (response.status === 503) {
+        const body = JSON.parse(text);
+        if (body?.ok === false && Array.isArray(body.problems)) return { ok: false, problems: body.problems };
+      }
     } catch {
-      // Not listening yet.
+      // Not listening yet (or not the gateway's answer yet).
     }
     await new Promise((resolveSleep) => setTimeout(resolveSleep, 500));
   }
-  return false;
+  return undefined;
+}
+
+/** Red, unless NO_COLOR is set; only on a terminal, or when FORCE_COLOR asks for it. */
+function red(text) {
+  const wanted = !process.env.NO_COLOR && (process.stderr.isTTY || (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0"));
+  return wanted ? `\x1b[31m${text}\x1b[0m` : text;
+}
+
+/** Each configuration problem `/health` reported, once: what is wrong, never a value (the Worker never sends one). */
+function printProblems(problems) {
+  if (problems.length === 0) return;
+  const lines = [
+    `[dev] The gateway reports ${problems.length === 1 ? "a configuration problem" : `${problems.length} configuration problems`} (GET /health answers 503 until fixed):`,
+    ...problems.map((entry) => `[dev]   ${String(entry.name)} ${String(entry.problem)}`),
+    `[dev] Secrets are in ${shownDevVarsPath}, vars and bindings in wrangler.toml; restart \`npm run dev\` after changing them.`,
+  ];
+  console.error(lines.map(red).join("\n"));
 }
 
 async function whenReady(baseUrl, isRunning) {
-  if (!(await waitForHealth(baseUrl, isRunning))) {
+  const health = await waitForHealth(baseUrl, isRunning);
+  if (!health) {
     if (isRunning()) console.warn(`[dev] ${baseUrl}/health did not answer within ${HEALTH_TIMEOUT_MS / 1000}s; skipping the banner and demo seeding.`);
     return;
   }
@@ -228,6 +256,7 @@ async function whenReady(baseUrl, isRunning) {
       "",
     ].join("\n"),
   );
+  printProblems(health.problems);
   const seedPath = join(root, "scripts", "seed-demo.mjs");
   if (existsSync(seedPath)) {
     try {

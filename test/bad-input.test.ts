@@ -491,6 +491,18 @@ const cases: BadCase[] = [
   { name: "1,001 space memberIds", status: 400, code: "validation_error", paths: ["memberIds"], request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Stadium", memberIds: Array.from({ length: 1_001 }, () => fixture.member) } }) },
   { name: "51 mentions", status: 400, code: "validation_error", paths: ["mentions"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: Array.from({ length: 51 }, () => fixture.otherMember) } }) },
 
+  // ── the hop header: only a whole number 0–999 is a hop count ──────────────────
+  ...["-5", "abc", "1.5", "+1", "1e2", "0x1", "1 2", "1000", "99999", "9007199254740993"].map(
+    (hop): BadCase => ({
+      name: `x-switchboard-hop: ${JSON.stringify(hop)} on a write`,
+      status: 400,
+      code: "invalid_hop",
+      request: () => ({ method: "POST", path: "/api/entities", json: { type: "human", name: "Hopper" }, headers: { "x-switchboard-hop": hop } }),
+    }),
+  ),
+  { name: "x-switchboard-hop: \"abc\" on a read", status: 400, code: "invalid_hop", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/messages`, headers: { "x-switchboard-hop": "abc" } }) },
+  { name: "x-switchboard-hop: \"999\" (a hop count, past the bound)", status: 508, code: "loop_detected", request: () => ({ method: "POST", path: "/api/entities", json: { type: "human", name: "Hopper" }, headers: { "x-switchboard-hop": "999" } }) },
+
   // ── no such route ──────────────────────────────────────────────────────────
   { name: "an unknown route", status: 404, code: "route_not_found", request: () => ({ method: "GET", path: "/api/widgets" }) },
 ];

@@ -20,7 +20,7 @@ const leftOut = ["core", "locales", "compile", "withParser", "toZod", "ZodCompil
 
 describe("bundle aliases", () => {
   it("ajv is not in the Worker: an MCP client without a validator says what to pass, one with @cfworker/json-schema is made", () => {
-    expect(() => new Client({ name: "t", version: "1" })).toThrow("jsonSchemaValidator: new CfWorkerJsonSchemaValidator()");
+    expect(() => new Client({ name: "t", version: "1" })).toThrow("jsonSchemaValidator: new McpSchemaValidator()");
     const client = new Client({ name: "t", version: "1" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     expect(client).toBeInstanceOf(Client);
   });

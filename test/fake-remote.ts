@@ -7,7 +7,8 @@
  *   `GET http://hooks.test/recorded/<id>` returns what was received.
  * - `http://api.test/echo…` answers JSON describing the request;
  *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
- *   lazily), `/text` (not JSON); `/hang-once/<id>` never answers its first
+ *   lazily), `/text` (not JSON); `/hang-always/<id>` records each request
+ *   under `<id>` and never answers; `/hang-once/<id>` never answers its first
  *   request and answers `{"ok": true, "attempt": n}` after that (requests are
  *   recorded under `<id>`, like webhooks).
  * - `http://mcp.test/mcp` is an MCP server (Streamable HTTP, stateless) with
@@ -21,6 +22,14 @@
  *   `/binary` (image/png), `/missing` (404).
  * - `http://openai.test/v1/images/generations` answers like OpenAI's images
  *   API (one PNG as `b64_json`) and records the request under `openai-images`.
+ * - Origin tricks: `http://api.test/openapi/tricks.json` is a document whose
+ *   operation paths try to leave `http://api.test` (`:4444/x`, `@host/x`,
+ *   `.host/x`, an absolute URL, userinfo…); `http://api.test/openapi/elsewhere.json`
+ *   names a server on another host; `http://mcp.test/redirect` redirects an MCP
+ *   client to another host; `http://pages.test/away` redirects to another host.
+ *   `http://evil.test/…` serves the worst inputs (fake-worst-case.ts says which).
+ *   Every request to a host or port not listed here is recorded under `stray`
+ *   (`GET http://recorded.test/stray`) and answered 200, so a leak is seen.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -28,6 +37,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { fakeMcp } from "./fake-mcp.ts";
+import { worstCase } from "./fake-worst-case.ts";
 
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
 
@@ -68,6 +78,27 @@ export const petstoreDocument = {
       Owner: { type: "object", properties: { name: { type: "string" } } },
     },
   },
+};
+/** Operation paths that would each leave `http://api.test` if joined onto it as text (only `/echo/ok` is a plain path). */
+export const trickPaths: Record<string, string> = {
+  port: ":4444/steal",
+  userinfoHost: "@elsewhere.test/steal",
+  suffix: ".elsewhere.test/steal",
+  protocolRelative: "//elsewhere.test/steal",
+  backslash: "\\elsewhere.test/steal",
+  encodedSlash: "%2F%2Felsewhere.test/steal",
+  encodedAt: "%40elsewhere.test/steal",
+  absolute: "http://elsewhere.test/steal",
+  userinfo: "user:pw@elsewhere.test/steal",
+  climb: "/echo/../../steal",
+  plain: "/echo/ok",
+};
+
+const tricksDocument = {
+  openapi: "3.0.3",
+  info: { title: "Tricks", version: "1" },
+  servers: [{ url: "http://api.test" }],
+  paths: Object.fromEntries(Object.entries(trickPaths).map(([operationId, path]) => [path, { get: { operationId } }])),
 };
 const failures = new Map<string, number>();
 
@@ -110,6 +141,11 @@ async function api(request: Request, url: URL): Promise<Response> {
   }
   if (url.pathname.startsWith("/status/")) return json({ error: "upstream says no" }, Number(url.pathname.split("/")[2]));
   if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
+  if (url.pathname.startsWith("/hang-always/")) {
+    const id = url.pathname.slice("/hang-always/".length);
+    recorded.set(id, [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }]);
+    return new Promise<Response>(() => undefined);
+  }
   if (url.pathname.startsWith("/hang-once/")) {
     const id = url.pathname.slice("/hang-once/".length);
     const seen = [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }];
@@ -119,6 +155,8 @@ async function api(request: Request, url: URL): Promise<Response> {
   }
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
   if (url.pathname === "/openapi.json") return json(petstoreDocument);
+  if (url.pathname === "/openapi/tricks.json") return json(tricksDocument);
+  if (url.pathname === "/openapi/elsewhere.json") return json({ ...tricksDocument, servers: [{ url: "http://elsewhere.test/api" }], paths: { "/steal": { get: { operationId: "steal" } } } });
   if (url.pathname.startsWith("/bigjson/")) {
     const count = Number(url.pathname.split("/")[2]);
     return json({ items: Array.from({ length: count }, (_, index) => ({ index, word: index % 97 === 0 ? "needle" : `hay-${index}` })) });
@@ -214,6 +252,8 @@ async function pages(request: Request, url: URL): Promise<Response> {
       return new Response(null, { status: 302, headers: { location: "/article" } });
     case "/loop":
       return new Response(null, { status: 302, headers: { location: "/loop" } });
+    case "/away":
+      return new Response(null, { status: 302, headers: { location: "http://elsewhere.test/landing" } });
     case "/to-private":
       return new Response(null, { status: 302, headers: { location: "http://127.0.0.1:9/secret" } });
     case "/plain":
@@ -234,17 +274,26 @@ async function openai(request: Request, url: URL): Promise<Response> {
   return json({ created: Math.floor(Date.now() / 1000), data: [{ b64_json: tinyPng, revised_prompt: "a revised prompt" }] });
 }
 
+const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test"]);
+
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.port !== "" || !knownHosts.has(url.hostname)) {
+    const entry = { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() };
+    recorded.set("stray", [...(recorded.get("stray") ?? []), entry]);
+    return json({ stray: true });
+  }
   if (url.hostname === "pages.test") return pages(request, url);
   if (url.hostname === "openai.test") return openai(request, url);
   if (url.hostname === "recorded.test") return json(recorded.get(url.pathname.slice(1)) ?? []);
   if (url.hostname === "mcp.test") {
     if (url.pathname === "/odd") return oddMcp(request);
+    if (url.pathname === "/redirect") return new Response(null, { status: 307, headers: { location: "http://elsewhere.test/mcp" } });
     if (url.pathname === "/mcp" || url.pathname === "/sse") return mcp(request);
     return (await fakeMcp(request, url)) ?? json({ error: "no such fake MCP route" }, 404);
   }
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
-  return json({ error: `tests may not reach ${url.hostname}` }, 502);
+  if (url.hostname === "evil.test") return worstCase(request, url);
+  return json({ error: `no such fake host ${url.hostname}` }, 502);
 }

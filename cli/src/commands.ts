@@ -125,6 +125,26 @@ export const commands: Record<string, Command> = {
     );
   },
 
+  async "dead-letters"(context, positionals) {
+    const [first, deadLetterId] = positionals;
+    const admin = context.admin();
+    if (first === "redeliver") {
+      if (!deadLetterId) throw new UsageError("dead-letters redeliver needs the dead letter's id: switchboard dead-letters redeliver dlt_…");
+      const redelivered = await admin.webhooks.redeliver(deadLetterId);
+      if (context.flags.json) return context.json(redelivered);
+      const what = redelivered.status === "delivered" ? "already delivered by an earlier redelivery" : `redelivering to ${redelivered.url} (webhook-id ${redelivered.webhookId}; watch it with \`switchboard dead-letters\`)`;
+      return context.io.out(`${redelivered.id}: ${what}\n`);
+    }
+    const limit = context.flags.limit === undefined ? 50 : Number(context.flags.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError("--limit is a whole number from 1 to 200");
+    const { deadLetters } = await admin.webhooks.deadLetters({ ...(first && { agentId: first }), limit });
+    if (!context.flags.json && deadLetters.length === 0) return context.io.out(`No dead letters${first ? ` for ${first}` : ""}: every push got through or is still being retried.\n`);
+    context.table(
+      deadLetters.map((row) => ({ ...row, to: row.subscriptionId ?? row.toolCallId ?? "", error: row.lastError })),
+      ["id", "status", "type", "to", "attempts", "deadAt", "error"],
+    );
+  },
+
   async token(context, positionals) {
     const entityId = positionals[0];
     if (!entityId) throw new UsageError("token needs the entity id: switchboard token ent_…");

@@ -21,6 +21,8 @@ const usage = `switchboard — talk to a Switchboard gateway (defaults: the loca
   switchboard agents import <FILE> [--name NAME]       a new agent from such a document (here or on another gateway)
   switchboard entities [--type human|agent|service]
   switchboard runs [AGENT] [--limit N]                 an agent's runs with status and error (default: the demo agent)
+  switchboard dead-letters [AGENT] [--limit N]         webhook deliveries that gave up, newest first (all agents, or AGENT's)
+  switchboard dead-letters redeliver <ID>              deliver one again now (the same webhook-id: receivers dedupe it)
   switchboard token <ENTITY> [--expires-in 1h]         a JWT for ENTITY (signed with JWT_SECRET)
   switchboard link [ENTITY]                            a sign-in link for the live page (default: the demo person)
 

@@ -2,8 +2,10 @@
  * Answering external tool calls by code (seed 004's "auto tool handlers"):
  * a map of tool name → async function. Each call runs once (deliveries and
  * replays are deduplicated by `toolCallId`), within a timeout; what the
- * function returns is posted as the result, and a throw or a timeout becomes
- * `{"error": "…"}`, which the model reads as a failed tool.
+ * function returns is posted as the result, and a throw or a timeout is
+ * posted as the call's `error` (the route's field for a failed call): the
+ * card shows an error, the run records a failed call, and the model reads a
+ * tool error.
  */
 import type { PendingToolCall } from "./types";
 import type { SwitchboardError } from "./switchboard-error";
@@ -30,7 +32,13 @@ export type ToolRunnerOptions = {
   onOutcome?: (outcome: ToolOutcome) => void;
 };
 
-type Submit = (runId: string, callId: string, result: unknown) => Promise<unknown>;
+/** What a handled call is answered with: its result, or the error message of a handler that failed. */
+export type ToolAnswer = { result: unknown } | { error: string };
+
+type Submit = (runId: string, callId: string, answer: ToolAnswer) => Promise<unknown>;
+
+/** The route takes 1–10,000 characters of error message. */
+const maxErrorChars = 10_000;
 
 /** Runs handlers for calls and submits their results; knows which calls it has already taken. */
 export class ToolRunner {
@@ -82,13 +90,14 @@ export class ToolRunner {
       if (result === undefined) result = null;
     } catch (error) {
       failed = true;
-      result = { error: error instanceof Error ? error.message : String(error) };
+      const message = error instanceof Error ? error.message : String(error);
+      result = { error: (message || `Handler for tool "${call.toolName}" failed`).slice(0, maxErrorChars) };
     } finally {
       clearTimeout(timer);
       this.#closing.signal.removeEventListener("abort", stopOnClose);
     }
     try {
-      await this.submit(call.runId, call.toolCallId, result);
+      await this.submit(call.runId, call.toolCallId, failed ? (result as { error: string }) : { result });
       this.options.onOutcome?.(
         failed
           ? { toolCallId: call.toolCallId, toolName: call.toolName, outcome: "handler_failed", result: result as { error: string } }

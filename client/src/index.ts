@@ -15,7 +15,7 @@ export {
 } from "./event-stream";
 export { SpaceState, type RunFailure, type TimelineItem, type TimelineMessage } from "./space-state";
 export { LiveSpace, type OpenSpaceOptions } from "./live-space";
-export { ToolRunner, type ToolCallContext, type ToolHandler, type ToolHandlers, type ToolOutcome, type ToolRunnerOptions } from "./handle-tools";
+export { ToolRunner, type ToolAnswer, type ToolCallContext, type ToolHandler, type ToolHandlers, type ToolOutcome, type ToolRunnerOptions } from "./handle-tools";
 export {
   createWebhookHandler,
   standardWebhookSecret,
@@ -24,6 +24,7 @@ export {
   verifyWebhookSignature,
   WebhookVerificationError,
   webhookDeliveryHeader,
+  webhookKeyBytes,
   webhookSignatureHeader,
   type WebhookHandlerOptions,
 } from "./webhooks";

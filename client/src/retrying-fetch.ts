@@ -17,6 +17,7 @@ const idempotentPosts = [
   /^\/api\/runs\/[^/]+\/tool-results$/,
   /^\/api\/webhooks$/,
   /^\/api\/pending-tool-calls\/[^/]+\/redeliver$/,
+  /^\/api\/webhooks\/dead-letters\/[^/]+\/redeliver$/,
   // Answering a callback is idempotent by design: the same body again is a duplicate.
   /^\/api\/callbacks\/[^/]+$/,
 ];

@@ -9,7 +9,7 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import { EventSubscription, type StreamConnection, type SubscribeOptions, type WebSocketConstructor } from "./event-stream";
-import { ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-tools";
+import { type ToolAnswer, ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-tools";
 import { LiveSpace, type OpenSpaceOptions } from "./live-space";
 import { retryingFetch, type RetryOptions } from "./retrying-fetch";
 import { SwitchboardError } from "./switchboard-error";
@@ -214,10 +214,19 @@ export class Switchboard {
   readonly webhooks = {
     create: (body: paths["/api/webhooks"]["post"]["requestBody"]["content"]["application/json"]) =>
       this.#call("POST /api/webhooks", () => this.raw.POST("/api/webhooks", { body })),
-    list: (query: { agentId?: string; spaceId?: string; limit?: number; before?: string } = {}) =>
+    /** Newest first; pass `nextCursor` back as `cursor` for the next page (`before`, a subscription id, is the older way). */
+    list: (query: { agentId?: string; spaceId?: string; limit?: number; cursor?: string; before?: string } = {}) =>
       this.#call("GET /api/webhooks", () => this.raw.GET("/api/webhooks", { params: { query } })),
     get: (webhookId: string) => this.#call(`GET /api/webhooks/${webhookId}`, () => this.raw.GET("/api/webhooks/{webhookId}", { params: { path: { webhookId } } })),
     delete: (webhookId: string) => this.#call(`DELETE /api/webhooks/${webhookId}`, () => this.raw.DELETE("/api/webhooks/{webhookId}", { params: { path: { webhookId } } })),
+    /** Deliveries that gave up (a subscription's event after its schedule, a pushed call past its deadline), newest first; pass `nextCursor` back as `cursor`. */
+    deadLetters: (query: paths["/api/webhooks/dead-letters"]["get"]["parameters"]["query"] = {}) =>
+      this.#call("GET /api/webhooks/dead-letters", () => this.raw.GET("/api/webhooks/dead-letters", { params: { query } })),
+    /** Starts a fresh delivery of a dead letter now (retried safely with one `Idempotency-Key`; asked again while under way, it starts nothing more). */
+    redeliver: (deadLetterId: string) =>
+      this.#call(`POST /api/webhooks/dead-letters/${deadLetterId}/redeliver`, () =>
+        this.raw.POST("/api/webhooks/dead-letters/{deadLetterId}/redeliver", { params: { path: { deadLetterId } }, body: {} }),
+      ),
   };
 
   // ---------------------------------------------------------------- runs and results
@@ -230,6 +239,13 @@ export class Switchboard {
   submitToolResult(runId: string, callId: string, result: unknown) {
     return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
       this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, result } }),
+    );
+  }
+
+  /** Reports that a pending tool call failed, with `error` as its message: the card shows an error and the model gets a tool error. */
+  submitToolError(runId: string, callId: string, error: string) {
+    return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
+      this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, error } }),
     );
   }
 
@@ -303,7 +319,7 @@ export class Switchboard {
    * reconnect) the calls still waiting or pending, so none is missed.
    */
   handleTools(handlers: ToolHandlers, options: ToolRunnerOptions & { agentId: string; subscribe?: SubscribeOptions }): ToolHandling {
-    const runner = new ToolRunner(handlers, (runId, callId, result) => this.submitToolResult(runId, callId, result), options);
+    const runner = new ToolRunner(handlers, (runId, callId, answer) => this.#answerToolCall(runId, callId, answer), options);
     const subscription = this.subscribeAgent(options.agentId, options.subscribe);
     const catchUp = async () => {
       for (const status of ["waiting", "pending"] as const) {
@@ -330,9 +346,13 @@ export class Switchboard {
     };
   }
 
+  #answerToolCall(runId: string, callId: string, answer: ToolAnswer) {
+    return "error" in answer ? this.submitToolError(runId, callId, answer.error) : this.submitToolResult(runId, callId, answer.result);
+  }
+
   /** A fetch-style webhook endpoint for tools with `execution.webhook` (see `createWebhookHandler`). */
   webhookHandler(handlers: ToolHandlers, options: WebhookHandlerOptions & ToolRunnerOptions): (request: Request) => Promise<Response> {
-    const runner = new ToolRunner(handlers, (runId, callId, result) => this.submitToolResult(runId, callId, result), options);
+    const runner = new ToolRunner(handlers, (runId, callId, answer) => this.#answerToolCall(runId, callId, answer), options);
     return createWebhookHandler(runner, handlers, options);
   }
 }

@@ -5,7 +5,9 @@
  * subscription's `whsec_…` secret or, for pushed tool calls, the gateway's
  * `WEBHOOK_SECRET` as it is. Pushed tool calls also carry the gateway's own
  * `x-switchboard-signature` (`t=<unix s>,v1=<hex HMAC-SHA256 of "t.body">`,
- * `verifyWebhookSignature`). `createWebhookHandler` is a ready handler that
+ * `verifyWebhookSignature`). Both take the key from the secret by the
+ * gateway's rule (`webhookKeyBytes`), so any secret the gateway signs with
+ * verifies here. `createWebhookHandler` is a ready handler that
  * verifies, answers the call with your function and posts the result back.
  */
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
@@ -15,18 +17,37 @@ import type { SubscriptionEvent, ToolCallWebhook } from "./types";
 export { WebhookVerificationError };
 
 const whsec = "whsec_";
+const canonicalBase64 = /^(?:[A-Za-z0-9+/]{4})+$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
 
 /**
- * The secret in the `whsec_<base64>` form Standard Webhooks libraries take:
- * a subscription's secret is already in it; any other string (the gateway's
- * `WEBHOOK_SECRET`) is its UTF-8 bytes, base64-encoded.
+ * The key a webhook secret stands for, by the gateway's rule: any non-empty
+ * string. A `whsec_` secret whose rest is base64 (standard alphabet, padded,
+ * at least one byte, no stray bits) is those bytes decoded; any other string
+ * (also a `whsec_` one that is not base64) is its UTF-8 bytes.
+ */
+export function webhookKeyBytes(secret: string): Uint8Array<ArrayBuffer> {
+  if (!secret) throw new TypeError("A webhook secret is required");
+  const rest = secret.startsWith(whsec) ? secret.slice(whsec.length) : undefined;
+  if (rest !== undefined && canonicalBase64.test(rest)) {
+    const bytes = Uint8Array.from(atob(rest), (character) => character.charCodeAt(0));
+    if (base64(bytes) === rest) return bytes;
+  }
+  return new Uint8Array(new TextEncoder().encode(secret));
+}
+
+/**
+ * The secret in the `whsec_<base64>` form Standard Webhooks libraries take
+ * (the same key, `webhookKeyBytes`): a subscription's secret is already in
+ * it and comes back as it is; any other string is its UTF-8 bytes, base64-encoded.
  */
 export function standardWebhookSecret(secret: string): string {
-  if (!secret) throw new TypeError("A webhook secret is required");
-  if (secret.startsWith(whsec)) return secret;
-  let binary = "";
-  for (const byte of new TextEncoder().encode(secret)) binary += String.fromCharCode(byte);
-  return `${whsec}${btoa(binary)}`;
+  return `${whsec}${base64(webhookKeyBytes(secret))}`;
 }
 
 /** Headers as the `standardwebhooks` library wants them (a plain object with lower-case names). */
@@ -54,7 +75,7 @@ export const webhookDeliveryHeader = "x-switchboard-delivery";
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("raw", webhookKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
   return Array.from(signature, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

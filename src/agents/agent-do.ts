@@ -29,9 +29,12 @@ import { ResponseCache } from "../tools/engine/response-cache";
 import { ToolQueues } from "../tools/engine/tool-queues";
 import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { approvalAnswerProblem } from "../tools/engine/run-approval";
-import { WebhookSender } from "../tools/engine/webhook-sender";
+import { resultSchemaProblem } from "../tools/validate-tool-result";
+import { type WebhookDelivery, WebhookSender } from "../tools/engine/webhook-sender";
 import { callbackUrl } from "../security/callback-token";
 import { PublicOrigin } from "./public-origin";
+import { showPushOutcome, type PushOutcomesHost } from "./push-outcomes";
+import { noteOnRun } from "./run-notes";
 import { EventNotifier } from "./event-notifier";
 import { McpPool } from "../tools/mcp/mcp-pool";
 import { delegateTask, taskStillOpen } from "./delegate-task";
@@ -94,7 +97,11 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#webhooks = new WebhookSender({
       env,
       storage: this.#storage,
+      agentId: () => this.#agentId,
       publish: (type, data) => this.#publish(type, data),
+      reported: (delivery, outcome, data) => {
+        showPushOutcome(this.#notesHost(), delivery, outcome, data).catch((error: unknown) => console.error("could not show a push's outcome", error));
+      },
       scheduleAlarm: () => this.#scheduleAlarm(),
     });
     this.#notifier = new EventNotifier({
@@ -120,7 +127,13 @@ export class AgentDO extends DurableObject<AppEnv> {
       recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome ?? this.#journal.waitOutcome(toolCallId),
       deliverToCycle: (toolCallId, outcome) => this.#deliverToCycle(toolCallId, outcome),
       deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
-      checkAnswer: async (call, outcome) => approvalAnswerProblem(call, outcome, (await this.#loadAgent())?.config.tools ?? []),
+      checkAnswer: async (call, outcome) => {
+        const tools = (await this.#loadAgent())?.config.tools ?? [];
+        const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
+        if (approvalProblem !== undefined) return { kind: "invalid", message: approvalProblem };
+        const resultProblem = resultSchemaProblem(call, outcome, tools);
+        return resultProblem === undefined ? undefined : { kind: "invalid_result", message: resultProblem };
+      },
       publish: (type, data) => this.#publish(type, data),
       notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
       callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, this.#origin.get(), pendingId, expiresAt),
@@ -134,7 +147,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         if (deadline.kind === "call_expiry") this.#expireLater(deadline);
       },
       deleteDeadline: (id) => this.#storage.deleteDeadline(id),
-      sendWebhook: (toolCallId, url, body) => this.#webhooks.send({ toolCallId, url, body, attempt: 1 }),
+      sendWebhook: (toolCallId, url, body, giveUpAt) => this.#webhooks.send({ toolCallId, url, body, attempt: 1, ...(giveUpAt !== undefined && { giveUpAt }) }),
       notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
       takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`),
       wakeLater: (wake) => {
@@ -225,6 +238,14 @@ export class AgentDO extends DurableObject<AppEnv> {
       }
     }
     return { aborted: true, runId: run.runId };
+  }
+
+  /**
+   * An operator redelivers one of this agent's dead letters: a fresh delivery
+   * now, unless one is under way (the route checked its target still exists).
+   */
+  async redeliverWebhook(delivery: WebhookDelivery): Promise<{ started: boolean }> {
+    return this.#webhooks.redeliver(delivery);
   }
 
   /** Webhook subscriptions of the agent or of one of its spaces changed: read them again. */
@@ -490,10 +511,12 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   /** Notes an operator's action on a run: in its journal while it is active, else on its record in D1. */
   async #audit(runId: string, message: string): Promise<void> {
-    const active = this.#journal.active();
-    if (active?.runId === runId) return this.#journal.note(active, "operator", message);
-    const note = JSON.stringify({ at: new Date().toISOString(), kind: "operator", message });
-    await this.env.DB.prepare("UPDATE runs SET notes = json_insert(COALESCE(notes, '[]'), '$[#]', json(?)) WHERE id = ?").bind(note, runId).run();
+    await noteOnRun(this.#notesHost(), runId, { at: new Date().toISOString(), kind: "operator", message });
+  }
+
+  /** What adds a note to a run and changes a card from outside a cycle (the current storage: it is replaced when the agent is deleted). */
+  #notesHost(): PushOutcomesHost {
+    return { journal: this.#journal, storage: this.#storage, database: this.env.DB, space: (spaceId) => spaceStub(this.env, spaceId) };
   }
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {

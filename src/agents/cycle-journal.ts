@@ -35,7 +35,7 @@ export const ActiveRun = z.object({
   notes: z.array(
     z.object({
       at: z.string(),
-      kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "final_report"]),
+      kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "push_failed", "final_report"]),
       message: z.string(),
       /** A `final_report` note: the call that made it and the report itself. */
       toolCallId: z.string().optional(),
@@ -62,6 +62,13 @@ export type JournalCall = {
   announced: boolean;
   /** The space its card was posted to, if it has one. */
   cardSpaceId: string | undefined;
+  /** Its card shows public-key clients only its id, name and status (decided once, from the resolved tool). */
+  cardMinimal: boolean;
+  /**
+   * An approved call was handed to its tool (journaled before it ran): a
+   * continuation after a restart does not run it again (at most once after a yes).
+   */
+  dispatched: boolean;
 };
 
 type CallRow = {
@@ -75,9 +82,12 @@ type CallRow = {
   outcome: string | null;
   announced: number;
   card_space_id: string | null;
+  card_minimal: number;
+  dispatched: number;
 };
 
 const activeRunKey = "active_run";
+const JsonObject = z.record(z.string(), z.unknown());
 
 export class CycleJournal {
   readonly #sql: SqlStorage;
@@ -99,10 +109,26 @@ export class CycleJournal {
       started_at INTEGER NOT NULL,
       outcome TEXT,
       announced INTEGER NOT NULL DEFAULT 0,
-      card_space_id TEXT
+      card_space_id TEXT,
+      card_minimal INTEGER NOT NULL DEFAULT 0,
+      dispatched INTEGER NOT NULL DEFAULT 0
     )`);
+
     // Pending calls a call of this run waits on besides its own (an approval that gates it, calls it waits for).
-    sql.exec("CREATE TABLE IF NOT EXISTS journal_waits (pending_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, outcome TEXT)");
+    // An approval keeps the schema of the tool it gates: edited arguments are checked against it when answered.
+    sql.exec("CREATE TABLE IF NOT EXISTS journal_waits (pending_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, outcome TEXT, args_schema TEXT)");
+    // Objects made before these columns existed get them once (nothing else about the tables changed).
+    const added: [table: string, column: string, definition: string][] = [
+      ["journal_calls", "card_minimal", "INTEGER NOT NULL DEFAULT 0"],
+      ["journal_calls", "dispatched", "INTEGER NOT NULL DEFAULT 0"],
+      ["journal_waits", "args_schema", "TEXT"],
+    ];
+    const present = new Set(
+      sql.exec<{ name: string; table_name: string }>("SELECT 'journal_calls' AS table_name, name FROM pragma_table_info('journal_calls') UNION ALL SELECT 'journal_waits', name FROM pragma_table_info('journal_waits')").toArray().map((row) => `${row.table_name}.${row.name}`),
+    );
+    for (const [table, column, definition] of added) {
+      if (!present.has(`${table}.${column}`)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
   }
 
   // ── the run ────────────────────────────────────────────────────────────
@@ -168,7 +194,7 @@ export class CycleJournal {
   // ── calls ──────────────────────────────────────────────────────────────
 
   /** Records that a call starts executing; returns false if it was already recorded. */
-  callStarted(call: Omit<JournalCall, "outcome" | "announced" | "cardSpaceId">): boolean {
+  callStarted(call: Omit<JournalCall, "outcome" | "announced" | "cardSpaceId" | "cardMinimal" | "dispatched">): boolean {
     // The position is the next one after every call recorded so far (one statement: SELECT inside the INSERT).
     const cursor = this.#sql.exec(
       "INSERT INTO journal_calls (call_id, model_call_id, run_id, step, position, tool_name, input, started_at) SELECT ?, ?, ?, ?, COALESCE(MAX(position), -1) + 1, ?, ?, ? FROM journal_calls WHERE true ON CONFLICT(call_id) DO NOTHING",
@@ -197,8 +223,13 @@ export class CycleJournal {
     this.#sql.exec("UPDATE journal_calls SET announced = 1 WHERE call_id = ?", toolCallId);
   }
 
-  markCard(toolCallId: string, spaceId: string): void {
-    this.#sql.exec("UPDATE journal_calls SET card_space_id = ? WHERE call_id = ?", spaceId, toolCallId);
+  markCard(toolCallId: string, spaceId: string, minimal: boolean): void {
+    this.#sql.exec("UPDATE journal_calls SET card_space_id = ?, card_minimal = ? WHERE call_id = ?", spaceId, minimal ? 1 : 0, toolCallId);
+  }
+
+  /** An approved call is about to run: from here on, a restart does not run it again. */
+  markDispatched(toolCallId: string): void {
+    this.#sql.exec("UPDATE journal_calls SET dispatched = 1 WHERE call_id = ?", toolCallId);
   }
 
   call(toolCallId: string): JournalCall | undefined {
@@ -214,8 +245,21 @@ export class CycleJournal {
 
   // ── waits: pending calls other than the call itself (an approval, calls waited for) ──
 
-  openWait(pendingId: string, runId: string): void {
-    this.#sql.exec("INSERT INTO journal_waits (pending_id, run_id) VALUES (?, ?) ON CONFLICT(pending_id) DO NOTHING", pendingId, runId);
+  openWait(pendingId: string, runId: string, argsSchema?: Record<string, unknown>): void {
+    this.#sql.exec(
+      "INSERT INTO journal_waits (pending_id, run_id, args_schema) VALUES (?, ?, ?) ON CONFLICT(pending_id) DO NOTHING",
+      pendingId,
+      runId,
+      argsSchema === undefined ? null : JSON.stringify(argsSchema),
+    );
+  }
+
+  /** The input schema of the tool an approval gates, kept when it was asked. */
+  argsSchemaOf(pendingId: string): Record<string, unknown> | undefined {
+    const row = this.#sql.exec<{ args_schema: string | null }>("SELECT args_schema FROM journal_waits WHERE pending_id = ?", pendingId).toArray()[0];
+    if (!row?.args_schema) return undefined;
+    const parsed = JsonObject.safeParse(JSON.parse(row.args_schema));
+    return parsed.success ? parsed.data : undefined;
   }
 
   isWaitOpen(pendingId: string): boolean {
@@ -269,6 +313,8 @@ function toCall(row: CallRow): JournalCall {
     outcome: outcome?.success ? outcome.data : undefined,
     announced: row.announced === 1,
     cardSpaceId: row.card_space_id ?? undefined,
+    cardMinimal: row.card_minimal === 1,
+    dispatched: row.dispatched === 1,
   };
 }
 

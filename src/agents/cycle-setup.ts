@@ -6,7 +6,7 @@
  * ask to be said) and the model. A reflection pass (its trigger is a
  * `reflection` event) gets the notes tools alone and no spaces.
  */
-import type { LanguageModel, ToolSet } from "ai";
+import { asSchema, type LanguageModel, type ToolSet } from "ai";
 import { z } from "zod";
 import type { AgentRecord } from "./agent-record";
 import type { Database } from "../db/client";
@@ -30,6 +30,7 @@ import { type CallGate, journalTools } from "./journaled-tools";
 import { presentEvents } from "./double-texting";
 import { needsApproval, requestApproval } from "../tools/engine/run-approval";
 import { failed } from "../tools/engine/tool-outcome";
+import { hiddenFromPublic } from "../tools/engine/decide-display";
 import { callbackUrl } from "../security/callback-token";
 import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
@@ -123,8 +124,8 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       previous: (toolCallId) => journal.call(toolCallId),
       markAnnounced: (toolCallId) => journal.markAnnounced(toolCallId),
       outcome: (toolCallId) => journal.call(toolCallId)?.outcome,
-      markCard: (toolCallId, spaceId) => journal.markCard(toolCallId, spaceId),
-      openWait: (pendingId) => journal.openWait(pendingId, run.runId),
+      markCard: (toolCallId, spaceId, minimal) => journal.markCard(toolCallId, spaceId, minimal),
+      openWait: (pendingId, argsSchema) => journal.openWait(pendingId, run.runId, argsSchema),
       closeWait: (pendingId) => journal.closeWait(pendingId),
     },
     // Membership as of the cycle's start; a space joined since is checked in D1.
@@ -163,10 +164,14 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
   const gate: CallGate = async (call) => {
     const approval = approvalFor(call.toolName);
-    if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false };
-    const mode = agent.config.tools.find((tool) => tool.name === call.toolName)?.display?.mode;
-    const decision = await requestApproval(context, { ...call, args: call.input, approval, minimal: mode === "minimal" || mode === "hidden" });
-    return decision.approved ? { run: true, input: decision.args, edited: decision.edited } : { run: false, outcome: failed(decision.message) };
+    if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false, approved: false };
+    // Decided from the resolved tool, whichever provider it came from: a minimal (or hidden, or prebuilt) tool's approval card keeps its arguments from public-key clients.
+    const display = assembled.displays[call.toolName];
+    // The schema edited arguments are held to when the approval is answered, whichever provider made the tool.
+    const inputSchema = raw[call.toolName]?.inputSchema;
+    const argsSchema = inputSchema === undefined ? undefined : ((await asSchema(inputSchema).jsonSchema) as Record<string, unknown>);
+    const decision = await requestApproval(context, { ...call, args: call.input, approval, minimal: display !== undefined && hiddenFromPublic(display), argsSchema });
+    return decision.approved ? { run: true, input: decision.args, edited: decision.edited, approved: true } : { run: false, outcome: failed(decision.message) };
   };
   const tools = journalTools(raw, journal, callIds, { runId: run.runId, step: () => run.step }, gate);
   const events = presentEvents(agent.config.loop.doubleTexting, claimed);

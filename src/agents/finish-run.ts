@@ -9,7 +9,7 @@
 import type { ModelMessage } from "ai";
 import { z } from "zod";
 import { getDatabase } from "../db/client";
-import type { RunToolCall } from "../db/runs";
+import type { RunNote, RunToolCall } from "../db/runs";
 import { runs } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { AgentStorage } from "./agent-storage";
@@ -121,6 +121,14 @@ export function commitRunEnd(
     storage.setDeadline({ id: recordKey(run.runId), kind: "run_record", dueAt: Date.now() + recordBackoffMs(1), payload: { runId: run.runId, attempt: 1 } });
   });
   return { record, answers, eventId: event?.id };
+}
+
+/** A note for a run whose record still waits for D1 (queued by `commitRunEnd`): kept with the record, so its write carries it. False when none waits. */
+export function noteOnQueuedRecord(storage: AgentStorage, runId: string, note: RunNote): boolean {
+  const record = storage.read(recordKey(runId), StoredRunRecord);
+  if (!record) return false;
+  storage.write(recordKey(runId), { ...record, notes: [...record.notes, note] });
+  return true;
 }
 
 /** Writes a finished run's record to D1 (an upsert: the start row may or may not be there). True once it landed. */

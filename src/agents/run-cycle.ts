@@ -267,7 +267,7 @@ async function failRun(
     if (!call.cardSpaceId || pendingTools.has(call.toolName)) continue;
     await settleCard(
       spaceEvents.ordered(call.cardSpaceId),
-      { spaceId: call.cardSpaceId, messageId: messageIdForCall(call.toolCallId), minimal: false },
+      { spaceId: call.cardSpaceId, messageId: messageIdForCall(call.toolCallId), minimal: call.cardMinimal },
       { toolCallId: call.toolCallId, toolName: call.toolName, args: call.input },
       { error: "The run failed before this call finished" },
     ).catch((cardError: unknown) => console.error("could not close a card", call.toolCallId, cardError));

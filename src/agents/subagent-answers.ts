@@ -62,7 +62,10 @@ export async function sendSubagentAnswer(env: AppEnv, storage: AgentStorage, dea
   try {
     const call = await getPendingCall(getDatabase(env.DB), toolCallId);
     if (call && (outcome.type === "ok" || outcome.type === "error")) {
-      const answer = await agentStub(env, parentAgentId).submitToolResult(call, outcome.type === "ok" ? { type: "ok", value: outcome.value } : { type: "error", message: outcome.message });
+      const caller = agentStub(env, parentAgentId);
+      let answer = await caller.submitToolResult(call, outcome.type === "ok" ? { type: "ok", value: outcome.value } : { type: "error", message: outcome.message });
+      // An answer the tool's resultSchema refuses fails the call (the caller reads why) rather than leaving it unanswered.
+      if (answer.kind === "invalid_result") answer = await caller.submitToolResult(call, { type: "error", message: answer.message });
       publish("agent.task.answered", { toolCallId, parentAgentId, delivery: answer.kind });
     }
     storage.deleteDeadline(deadline.id);

@@ -19,7 +19,7 @@ import { requireSecret } from "./authorize";
 import { createRouter, newId, type ApiContext } from "./context";
 import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
-import { checkStreamRequest, streamRequest } from "./streams";
+import { AfterSeqParam, checkStreamRequest, streamRequest } from "./streams";
 import { ToolStats } from "./tool-stats";
 import { runToolStats } from "../tools/engine/call-stats";
 import type { Run as RunRecord } from "../db/runs";
@@ -174,7 +174,7 @@ export const agentActivityRoutes = createRouter()
       tags: ["streams"],
       description:
         "The agent's own events (secret key): inbox, cycles, text deltas, every tool call with full args and results, external calls to execute. WebSocket or SSE; afterSeq replays.",
-      request: { params: AgentIdParam },
+      request: { params: AgentIdParam, query: z.object({ afterSeq: AfterSeqParam }) },
       responses: {
         101: { description: "WebSocket: one JSON event per text frame" },
         200: { description: "SSE: `id: <seq>` and `data: <event JSON>` per event", content: { "text/event-stream": { schema: AgentEvent } } },

@@ -6,6 +6,7 @@ import { getDatabase } from "../db/client";
 import { getAgent } from "../agents/agent-record";
 import { agentNotFound } from "../db/agent-not-found";
 import { agents, entities, webhookSubscriptions } from "../db/schema";
+import { deleteDeadLettersOfAgent } from "../db/webhook-dead-letters";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
@@ -121,11 +122,12 @@ export const agentRoutes = createRouter()
       if (!agent) throw await agentNotFound(database, agentId);
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // Its open calls can never be answered now (a late result gets 410); the entity row
-      // cascades to the agent row and its memberships; its webhook subscriptions go. One batch: all or nothing.
+      // cascades to the agent row and its memberships; its webhook subscriptions and dead letters go. One batch: all or nothing.
       await database.batch([
         expireOpenCallsOfAgent(database, agentId),
         database.delete(entities).where(eq(entities.id, agent.entityId)),
         database.delete(webhookSubscriptions).where(eq(webhookSubscriptions.agentId, agentId)),
+        deleteDeadLettersOfAgent(database, agentId),
       ]);
       // Its object stops its timers, retries and streams, and forgets everything.
       await agentLifecycle.deleted(c.env, agentId);

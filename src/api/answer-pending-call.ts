@@ -51,6 +51,8 @@ export async function answerPendingCall(c: ApiContext, call: PendingCall, submis
       throw new ApiError(409, "conflict", `Tool call "${call.toolCallId}" was already resolved with a different result`);
     case "invalid":
       throw new ApiError(422, "invalid_answer", answer.message);
+    case "invalid_result":
+      throw new ApiError(400, "invalid_result", `${answer.message}. Nothing changed: the call still waits for a result that fits`);
   }
 }
 

@@ -4,11 +4,13 @@
  */
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errorEnvelope } from "../errors";
+import { cachedEnvProblems } from "../security/env-problems";
 import { agentActivityRoutes } from "./agent-activity";
 import { agentRoutes } from "./agents";
 import { callbackRoutes } from "./callbacks";
 import { operatorRoutes } from "./operator";
 import { webhookRoutes } from "./webhooks";
+import { deadLetterRoutes } from "./dead-letters";
 import { portableAgentRoutes } from "./portable-agents";
 import { authentication } from "./authorize";
 import { discoveryRoutes } from "./discovery";
@@ -35,6 +37,11 @@ const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { p
 export function createApp() {
   const app = createRouter();
 
+  // The deployment's secrets and bindings are checked at an isolate's first request (logged there, reported by /health), then only looked up.
+  app.use("*", async (c, next) => {
+    if (c.env) cachedEnvProblems(c.env);
+    await next();
+  });
   app.use("/api/*", authentication);
   app.use("/api/*", requestBody);
   app.use("/api/*", hopGuard);
@@ -50,6 +57,7 @@ export function createApp() {
     "/api/webhooks",
     // Delivering a result again is the one operator action that is not naturally idempotent.
     "/api/pending-tool-calls/:callId/redeliver",
+    "/api/webhooks/dead-letters/:deadLetterId/redeliver",
   ]) {
     app.on("POST", path, idempotency);
   }
@@ -68,6 +76,8 @@ export function createApp() {
   app.route("/", toolResultRoutes);
   app.route("/", callbackRoutes);
   app.route("/", operatorRoutes);
+  // Before the subscriptions: `/api/webhooks/{webhookId}` would take `dead-letters` for an id.
+  app.route("/", deadLetterRoutes);
   app.route("/", webhookRoutes);
   app.route("/", statsRoutes);
   app.route("/", fileRoutes);

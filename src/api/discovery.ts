@@ -57,12 +57,14 @@ const Me = z
   })
   .openapi("Me");
 
-const pageQuery = {
+/** `limit` and `cursor` of every keyset-paged list. */
+export const pageQuery = {
   limit: queryInteger("limit", 1, 200),
   cursor: z.string().max(500).optional().openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 };
 
-function readCursor(cursor: string | undefined): PageCursor | undefined {
+/** The cursor a client sent back, or a 400 when it is not one of ours. */
+export function readCursor(cursor: string | undefined): PageCursor | undefined {
   if (cursor === undefined) return undefined;
   const decoded = decodePageCursor(cursor);
   if (!decoded) throw new ApiError(400, "invalid_query", "cursor: not a cursor this API gave out (pass nextCursor back unchanged)");

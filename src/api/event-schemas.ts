@@ -83,9 +83,14 @@ export const AgentEvent = z
     ),
     agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]).optional() })),
     agent("tool.webhook.delivered", loose({ toolCallId: z.string(), attempt: z.number() })),
-    agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
+    agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional(), nextAttemptAt: z.string().optional() })),
+    agent("tool.webhook.dead_lettered", loose({ toolCallId: z.string(), deadLetterId: z.string(), attempts: z.number(), error: z.string() })),
     agent("webhook.delivered", loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number() })),
-    agent("webhook.failed", loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional() })),
+    agent(
+      "webhook.failed",
+      loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional(), nextAttemptAt: z.string().optional() }),
+    ),
+    agent("webhook.dead_lettered", loose({ subscriptionId: z.string(), webhookId: z.string(), deadLetterId: z.string(), attempts: z.number(), error: z.string() })),
     agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),
     agent("mcp.server.failed", loose({ server: z.string(), url: z.string().optional(), error: z.string() })),
   ])
@@ -170,7 +175,7 @@ export function registerEventSchemas(registry: OpenAPIHono["openAPIRegistry"]): 
       operationId: `${type.replace(/[._](\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`,
       summary: subscriptionSummaries[type],
       description:
-        "Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).",
+        "Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (jittered), then dead-lettered (GET /api/webhooks/dead-letters).",
       tags: ["webhooks"],
       security: [],
       request: { body: { content: { "application/json": { schema } }, required: true } },

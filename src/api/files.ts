@@ -11,6 +11,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../errors";
 import { verifyFileLink } from "../security/file-links";
+import { servableContentType } from "../tools/files/media-type";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
 import { errorResponses, ErrorResponse, jsonContent } from "./schemas";
@@ -55,7 +56,8 @@ export const fileRoutes = createRouter().openapi(
     if (!link.ok) throw new ApiError(410, "link_expired", "This link has expired; ask for a new one");
     const object = await c.env.FILES.get(link.key);
     if (!object) throw new ApiError(404, "not_found", "The file is gone");
-    const contentType = object.httpMetadata?.contentType ?? "application/octet-stream";
+    // A content type stored before the media type rule (or otherwise unservable) is served as bytes, never a 500.
+    const contentType = servableContentType(object.httpMetadata?.contentType);
     const mediaType = contentType.split(";")[0].trim().toLowerCase();
     const name = (link.key.split("/").pop() ?? "file").replace(/[^\w.\-]+/g, "_");
     const headers = new Headers({

@@ -53,8 +53,9 @@ export const SuccessResponse = z.object({ success: z.literal(true) }).openapi("S
 export const queryInteger = (name: string, minimum: number, maximum: number) =>
   z
     .string()
-    .regex(/^\d{1,15}$/, `${name} must be a non-negative integer`)
+    // Up to 16 digits, so the largest safe integer (a maximum some queries take) reaches the range check.
+    .regex(/^\d{1,16}$/, `${name} must be a non-negative integer`)
     .transform(Number)
     .pipe(z.number().int().min(minimum).max(maximum))
     .optional()
-    .openapi({ param: { name, in: "query" }, type: "integer" });
+    .openapi({ param: { name, in: "query" }, type: "integer", minimum, maximum });

@@ -14,6 +14,7 @@ import { isToolVisible, type ToolConfig } from "../tools/tool-config";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
 import { errorResponses, jsonContent, SpaceIdParam } from "./schemas";
+import { defaultModeOf, displayModeOf } from "../tools/engine/decide-display";
 
 const SpaceTool = z
   .object({
@@ -57,7 +58,8 @@ export const spaceToolRoutes = createRouter().openapi(
     const tools: z.infer<typeof SpaceTool>[] = [];
     for (const agent of await listAgentsInSpace(database, spaceId)) {
       for (const tool of agent.config.tools.filter(canShowCards)) {
-        const mode = tool.display?.mode === "minimal" ? "minimal" : "full";
+        // The same rule the cards follow (a prebuilt tool is minimal unless its config says otherwise).
+        const mode = displayModeOf({ display: tool.display, defaultMode: defaultModeOf(tool.executionType) }) === "minimal" ? "minimal" : "full";
         const entry: z.infer<typeof SpaceTool> = {
           agentId: agent.id,
           agentEntityId: agent.entityId,

@@ -15,8 +15,17 @@ import { createRouter } from "./context";
 import { SpaceEvent } from "./event-schemas";
 import { errorResponses, jsonContent, ErrorResponse, SpaceIdParam } from "./schemas";
 
+/** `?afterSeq=`: parsed by `parseAfterSeq` (a malformed one is `invalid_query`), so the schema only describes it. */
+export const AfterSeqParam = z.string().optional().openapi({
+  param: { name: "afterSeq", in: "query" },
+  type: "integer",
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: "Replay events after this seq (past the last event: 400 after_seq_out_of_range)",
+});
+
 const StreamQuery = z.object({
-  afterSeq: z.string().optional().openapi({ param: { name: "afterSeq", in: "query" }, type: "integer", description: "Replay events after this seq" }),
+  afterSeq: AfterSeqParam,
   publicKey: z.string().optional().openapi({ param: { name: "publicKey", in: "query" }, description: "For browsers: the public key" }),
   token: z.string().optional().openapi({ param: { name: "token", in: "query" }, description: "For browsers: the JWT" }),
 });

@@ -33,7 +33,7 @@ export const toolResultRoutes = createRouter().openapi(
     path: "/api/runs/{runId}/tool-results",
     tags: ["runs"],
     description:
-      "Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists).",
+      "Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists). A result that does not match the tool's resultSchema (unless it is advisory) is refused with 400 `invalid_result`, naming each path; nothing changes.",
     request: { params: RunIdParam, ...jsonBody(SubmitResult) },
     responses: {
       200: jsonContent(Accepted, "Accepted (or the same result again: duplicate)"),

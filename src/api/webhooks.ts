@@ -13,7 +13,7 @@ import { listAgentsInSpace } from "../agents/agent-lists";
 import { getDatabase } from "../db/client";
 import { webhookSubscriptions } from "../db/schema";
 import { getSpace } from "../db/spaces";
-import { countSubscriptions, getSubscription, listSubscriptions, maxSubscriptionsPerTarget, type WebhookSubscription as StoredSubscription } from "../db/webhook-subscriptions";
+import { getSubscription, insertSubscriptionWithinLimit, listSubscriptions, maxSubscriptionsPerTarget, type WebhookSubscription as StoredSubscription } from "../db/webhook-subscriptions";
 import type { AppEnv } from "../env";
 import { ApiError, notFound } from "../errors";
 import { webhookEventTypes } from "../protocol/webhook-event";
@@ -21,7 +21,8 @@ import { newWebhookSecret } from "../security/standard-webhooks";
 import { OutboundUrl, outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { requireSecret } from "./authorize";
 import { createRouter, validationError } from "./context";
-import { errorResponses, jsonBody, jsonContent, queryInteger, SuccessResponse, writeErrorResponses } from "./schemas";
+import { pageQuery, readCursor } from "./discovery";
+import { errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const WebhookIdParam = z.object({
   webhookId: z
@@ -63,8 +64,12 @@ const Subscription = z
 const ListQuery = z.object({
   agentId: z.string().min(1).max(100).optional().openapi({ param: { name: "agentId", in: "query" } }),
   spaceId: z.string().min(1).max(100).optional().openapi({ param: { name: "spaceId", in: "query" } }),
-  limit: queryInteger("limit", 1, 200),
-  before: z.string().regex(/^whk_[0-9a-f]{32}$/).optional().openapi({ param: { name: "before", in: "query" }, description: "The last id of the previous page" }),
+  ...pageQuery,
+  before: z
+    .string()
+    .regex(/^whk_[0-9a-f]{32}$/)
+    .optional()
+    .openapi({ param: { name: "before", in: "query" }, description: "Deprecated (use `cursor`): the id of the last subscription of the previous page" }),
 });
 
 const shown = (row: StoredSubscription) => ({ ...row, events: row.events.filter((event): event is (typeof webhookEventTypes)[number] => (webhookEventTypes as readonly string[]).includes(event)) });
@@ -98,9 +103,6 @@ export const webhookRoutes = createRouter()
       const database = getDatabase(c.env.DB);
       if (body.agentId && !(await getAgent(database, body.agentId))) throw notFound("Agent", body.agentId);
       if (body.spaceId && !(await getSpace(database, body.spaceId))) throw notFound("Space", body.spaceId);
-      if ((await countSubscriptions(database, body)) >= maxSubscriptionsPerTarget) {
-        throw new ApiError(409, "limit_reached", `${body.agentId ? `Agent "${body.agentId}"` : `Space "${body.spaceId}"`} already has ${maxSubscriptionsPerTarget} webhook subscriptions; delete one first`);
-      }
       const idempotency = c.get("idempotency");
       const id = `whk_${idempotency ? idempotency.deriveId("evt").slice(4, 36) : crypto.randomUUID().replaceAll("-", "")}`;
       const row: StoredSubscription = {
@@ -113,7 +115,10 @@ export const webhookRoutes = createRouter()
         description: body.description ?? null,
         createdAt: new Date().toISOString(),
       };
-      await database.insert(webhookSubscriptions).values(row);
+      // The limit is checked by the insert itself, so it holds under concurrent requests.
+      if (!(await insertSubscriptionWithinLimit(database, row))) {
+        throw new ApiError(409, "limit_reached", `${body.agentId ? `Agent "${body.agentId}"` : `Space "${body.spaceId}"`} already has ${maxSubscriptionsPerTarget} webhook subscriptions; delete one first`);
+      }
       await tellAgents(c.env, row);
       return c.json(shown(row), 201);
     },
@@ -124,16 +129,27 @@ export const webhookRoutes = createRouter()
       path: "/api/webhooks",
       operationId: "listWebhookSubscriptions",
       summary: "List webhook subscriptions",
-      description: "Newest first; filter by agentId or spaceId; page with `before`.",
+      description: "Newest first (by creation time, then id); filter by agentId or spaceId; pass `nextCursor` back as `cursor` for the next page.",
       tags: ["webhooks"],
       request: { query: ListQuery },
-      responses: { 200: jsonContent(z.object({ webhooks: z.array(Subscription) }), "Subscriptions"), ...errorResponses },
+      responses: {
+        200: jsonContent(z.object({ webhooks: z.array(Subscription), nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }) }), "Subscriptions"),
+        ...errorResponses,
+      },
     }),
     async (c) => {
       requireSecret(c);
-      const { agentId, spaceId, limit = 50, before } = c.req.valid("query");
-      const rows = await listSubscriptions(getDatabase(c.env.DB), { agentId, spaceId, limit, before });
-      return c.json({ webhooks: rows.map(shown) }, 200);
+      const { agentId, spaceId, limit = 50, cursor, before } = c.req.valid("query");
+      const database = getDatabase(c.env.DB);
+      let after = readCursor(cursor);
+      if (after === undefined && before !== undefined) {
+        // The earlier way to page: the row named stands for its own (createdAt, id).
+        const last = await getSubscription(database, before);
+        if (!last) throw new ApiError(400, "invalid_query", `before: no webhook subscription "${before}" (page with cursor = nextCursor)`);
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      const page = await listSubscriptions(database, { agentId, spaceId, limit, cursor: after });
+      return c.json({ webhooks: page.items.map(shown), nextCursor: page.nextCursor }, 200);
     },
   )
   .openapi(

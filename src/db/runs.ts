@@ -42,10 +42,10 @@ export type RunToolCall = {
 
 export type RunUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
 
-/** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay, an operator's action; or its `final_report`. */
+/** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay, an operator's action, a push that failed; or its `final_report`. */
 export type RunNote = {
   at: string;
-  kind: "recovered" | "retried" | "redone" | "throttled" | "refused" | "superseded" | "interrupted" | "operator" | "final_report";
+  kind: "recovered" | "retried" | "redone" | "throttled" | "refused" | "superseded" | "interrupted" | "operator" | "push_failed" | "final_report";
   message: string;
   toolCallId?: string;
   report?: unknown;

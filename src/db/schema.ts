@@ -227,3 +227,44 @@ export const webhookSubscriptions = sqliteTable(
   },
   (table) => [index("webhook_subscriptions_agent_idx").on(table.agentId), index("webhook_subscriptions_space_idx").on(table.spaceId)],
 );
+
+/**
+ * Webhook deliveries that gave up: a subscription's event whose retry schedule
+ * is spent, or a pushed tool call whose deadline passed undelivered. One row
+ * per delivery (its id derives from the event and subscription, or the call),
+ * so landing here again after a failed redelivery updates the same row.
+ */
+export const webhookDeadLetters = sqliteTable(
+  "webhook_dead_letters",
+  {
+    id: text("id").primaryKey(),
+    /** `subscription` (an event) or `tool_call` (a pushed call). */
+    source: text("source", { enum: ["subscription", "tool_call"] }).notNull(),
+    /** The agent whose object delivers it. */
+    agentId: text("agent_id").notNull(),
+    subscriptionId: text("subscription_id"),
+    toolCallId: text("tool_call_id"),
+    /** The Standard Webhooks `webhook-id`: the same on a redelivery, so receivers dedupe it. */
+    webhookId: text("webhook_id").notNull(),
+    /** The event type, or `tool.call`. */
+    type: text("type").notNull(),
+    url: text("url").notNull(),
+    /** The exact body pushed, pushed again as it is. */
+    body: text("body").notNull(),
+    attempts: integer("attempts").notNull(),
+    lastError: text("last_error").notNull(),
+    /** `dead` (waiting for an operator), `redelivering`, or `delivered` (a redelivery got through). */
+    status: text("status", { enum: ["dead", "redelivering", "delivered"] }).notNull(),
+    redeliveries: integer("redeliveries").notNull().default(0),
+    firstAttemptAt: text("first_attempt_at").notNull(),
+    /** When it (last) gave up: the list is newest first by this. */
+    deadAt: text("dead_at").notNull(),
+    redeliveredAt: text("redelivered_at"),
+    deliveredAt: text("delivered_at"),
+  },
+  (table) => [
+    index("webhook_dead_letters_dead_idx").on(table.deadAt, table.id),
+    index("webhook_dead_letters_agent_idx").on(table.agentId),
+    index("webhook_dead_letters_subscription_idx").on(table.subscriptionId),
+  ],
+);

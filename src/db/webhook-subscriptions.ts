@@ -1,7 +1,8 @@
 /** Webhook subscriptions in D1: written by the routes, read by agent objects when they push events. */
-import { and, desc, eq, inArray, isNotNull, lt, or, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, inArray, isNotNull, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "./client";
 import { chunked } from "./chunked";
+import { pageAfter, type PageCursor, toPage } from "./page-cursor";
 import { webhookSubscriptions } from "./schema";
 
 export type WebhookSubscription = typeof webhookSubscriptions.$inferSelect;
@@ -13,23 +14,47 @@ export async function getSubscription(database: Database, id: string): Promise<W
   return (await database.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).limit(1))[0];
 }
 
-export async function countSubscriptions(database: Database, target: { agentId?: string; spaceId?: string }): Promise<number> {
-  const where = target.agentId ? eq(webhookSubscriptions.agentId, target.agentId) : eq(webhookSubscriptions.spaceId, target.spaceId ?? "");
-  return (await database.select({ id: webhookSubscriptions.id }).from(webhookSubscriptions).where(where)).length;
+/**
+ * Stores `row` unless its agent or space already has the most it may have:
+ * one `INSERT … SELECT … WHERE (SELECT count(*) …) < max` statement, so
+ * the count and the insert cannot interleave with another request's (a count
+ * first and an insert after let 60 concurrent requests store 60). False when
+ * the limit refused it; nothing is written then.
+ */
+export async function insertSubscriptionWithinLimit(database: Database, row: WebhookSubscription): Promise<boolean> {
+  const sameTarget = row.agentId !== null ? eq(webhookSubscriptions.agentId, row.agentId) : eq(webhookSubscriptions.spaceId, row.spaceId ?? "");
+  // Every column in the table's order (what `insert … select` fills), each encoded as its column stores it.
+  const values = sql.join(
+    Object.entries(getTableColumns(webhookSubscriptions)).map(([name, column]) => sql.param(row[name as keyof WebhookSubscription], column)),
+    sql`, `,
+  );
+  const stored = await database
+    .insert(webhookSubscriptions)
+    .select(sql`select ${values} where (${database.select({ stored: count() }).from(webhookSubscriptions).where(sameTarget)}) < ${maxSubscriptionsPerTarget}`)
+    .returning({ id: webhookSubscriptions.id });
+  return stored.length > 0;
 }
 
-/** Newest first; `before` is the last id of the previous page (ids grow with time). */
-export async function listSubscriptions(database: Database, filter: { agentId?: string; spaceId?: string; limit: number; before?: string }): Promise<WebhookSubscription[]> {
+/**
+ * Newest first by creation time, the id breaking ties, one keyset page at a
+ * time (`cursor`: the last row of the previous page), like the discovery lists.
+ */
+export async function listSubscriptions(
+  database: Database,
+  filter: { agentId?: string; spaceId?: string; limit: number; cursor?: PageCursor },
+): Promise<{ items: WebhookSubscription[]; nextCursor: string | null }> {
+  const { where, orderBy } = pageAfter(webhookSubscriptions, filter.cursor);
   const conditions: SQL[] = [];
   if (filter.agentId) conditions.push(eq(webhookSubscriptions.agentId, filter.agentId));
   if (filter.spaceId) conditions.push(eq(webhookSubscriptions.spaceId, filter.spaceId));
-  if (filter.before) conditions.push(lt(webhookSubscriptions.id, filter.before));
-  return database
+  if (where) conditions.push(where);
+  const rows = await database
     .select()
     .from(webhookSubscriptions)
     .where(conditions.length ? and(...conditions) : undefined)
-    .orderBy(desc(webhookSubscriptions.id))
-    .limit(filter.limit);
+    .orderBy(...orderBy)
+    .limit(filter.limit + 1);
+  return toPage(rows, filter.limit);
 }
 
 /** The subscriptions an agent's events reach: the agent's own and those of the spaces given (one batch). */

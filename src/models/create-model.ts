@@ -4,7 +4,8 @@
  * the secret policy (never one of the gateway's own keys); a missing one fails
  * with a message that says which secret to set. A `baseURL` is checked by the
  * URL policy here too, so a config stored before a policy change cannot call
- * what the deployment now forbids.
+ * what the deployment now forbids, and the key it gets never leaves its
+ * origin (`pinnedFetch`).
  *
  * Each provider package is imported when a model of its kind is made, never
  * at start-up: a Worker whose agents all use one provider never evaluates
@@ -13,6 +14,7 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { ModelConfig } from "./model-config";
 import type { AppEnv } from "../env";
+import { originOf, pinnedFetch } from "../security/pinned-request";
 import { describeSecretRefusal, readSecret } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { createScriptedModel, type ScriptedCursor } from "./scripted-model";
@@ -23,25 +25,30 @@ import { createScriptedModel, type ScriptedCursor } from "./scripted-model";
  * (`temperature`, `maxOutputTokens`) are call settings: pass them to `streamText`.
  */
 export async function createModel(config: ModelConfig, env: AppEnv, scripted: ScriptedCursor): Promise<LanguageModelV4> {
+  // A configured baseURL gets the API key: every request stays on its origin, without redirects.
+  let fetch: ReturnType<typeof pinnedFetch> | undefined;
   if ((config.provider === "openai" || config.provider === "anthropic" || config.provider === "openai-compatible") && config.baseURL !== undefined) {
-    const problem = outboundUrlProblem(config.baseURL, urlPolicyOf(env));
-    if (problem !== undefined) throw new Error(`The model's baseURL cannot be used: ${problem}`);
+    const policy = urlPolicyOf(env);
+    const problem = outboundUrlProblem(config.baseURL, policy);
+    const origin = originOf(config.baseURL);
+    if (problem !== undefined || origin === undefined) throw new Error(`The model's baseURL cannot be used: ${problem ?? "not an absolute http(s) URL"}`);
+    fetch = pinnedFetch({ origin, policy });
   }
   switch (config.provider) {
     case "openai": {
       const apiKey = requireSecret(env, config.apiKeyEnv ?? "OPENAI_API_KEY", config.provider);
       const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ apiKey, baseURL: config.baseURL })(config.name);
+      return createOpenAI({ apiKey, baseURL: config.baseURL, fetch })(config.name);
     }
     case "anthropic": {
       const apiKey = requireSecret(env, config.apiKeyEnv ?? "ANTHROPIC_API_KEY", config.provider);
       const { createAnthropic } = await import("@ai-sdk/anthropic");
-      return createAnthropic({ apiKey, baseURL: config.baseURL })(config.name);
+      return createAnthropic({ apiKey, baseURL: config.baseURL, fetch })(config.name);
     }
     case "openai-compatible": {
       const apiKey = config.apiKeyEnv ? requireSecret(env, config.apiKeyEnv, config.provider) : undefined;
       const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      return createOpenAICompatible({ name: "openai-compatible", baseURL: config.baseURL, apiKey })(config.name);
+      return createOpenAICompatible({ name: "openai-compatible", baseURL: config.baseURL, apiKey, fetch })(config.name);
     }
     case "workers-ai": {
       if (!env.AI) {

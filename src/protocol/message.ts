@@ -54,6 +54,12 @@ export const ToolCallPart = z
     escalatedFrom: z.string().optional(),
     /** When the call expired without an answer. */
     expiredAt: z.string().optional(),
+    /**
+     * Pushing the call to its webhook (`execution.webhook`) failed: the last
+     * failed attempt, why (absent for public-key clients on a `minimal`
+     * tool's card), and whether another attempt is made. Gone once one gets through.
+     */
+    pushFailure: z.object({ at: z.string(), attempt: z.number().int(), error: z.string().optional(), willRetry: z.boolean() }).optional(),
   })
   .openapi("ToolCallPart");
 
@@ -106,7 +112,7 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     return rest;
   }
   // Who may answer and what became of the card say nothing of the tool's data: a UI needs them to draw it.
-  const { type, toolCallId, toolName, status, kind, approves, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt } = part;
+  const { type, toolCallId, toolName, status, kind, approves, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt, pushFailure } = part;
   return {
     type,
     toolCallId,
@@ -121,6 +127,8 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     ...(escalatedTo && { escalatedTo }),
     ...(escalatedFrom && { escalatedFrom }),
     ...(expiredAt && { expiredAt }),
+    // That a push failed, not why: the error may name the receiver.
+    ...(pushFailure && { pushFailure: { at: pushFailure.at, attempt: pushFailure.attempt, willRetry: pushFailure.willRetry } }),
   };
 }
 

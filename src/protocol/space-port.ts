@@ -23,6 +23,8 @@ export type ChatMessageResult = { ok: true; message: Message } | { ok: false; st
 export type SpacePort = {
   /** Writes a message in the space (durable there before it is broadcast; D1 gets it shortly after); a message id already stored is returned as it is. */
   postMessage(input: NewMessage): Promise<Message>;
+  /** An agent's `send_message`: its mentions checked as a person's are, then posted (the agent wakes those it mentions itself). */
+  postAgentMessage(input: NewMessage): Promise<ChatMessageResult>;
   /** A person's or a service's message: checked against the members, posted, and delivered to the agents it wakes. */
   postChatMessage(input: ChatMessageInput): Promise<ChatMessageResult>;
   /** Messages after `afterSeq`, oldest first. */

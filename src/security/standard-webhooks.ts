@@ -6,13 +6,18 @@
  *   webhook-timestamp: <unix seconds of this attempt>
  *   webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">
  *
- * The key is the secret's bytes: a `whsec_<base64>` secret is decoded (a
- * subscription's own secret has that form); any other string (the gateway's
- * `WEBHOOK_SECRET`) is taken as its UTF-8 bytes, which is the same key as the
- * secret `whsec_` + base64(UTF-8 of it) (`standardSecretOf`).
+ * The one rule for a webhook secret's key (every signature the gateway makes
+ * with `WEBHOOK_SECRET` or a subscription's secret, both headers): any
+ * non-empty string is a key. A `whsec_` secret whose rest is base64 (the
+ * standard alphabet, padded, at least one byte, nothing left over: what every
+ * Standard Webhooks library decodes the same way) is those decoded bytes, as
+ * receivers read it; any other string is its UTF-8 bytes, which is the same
+ * key as the secret `whsec_` + base64(UTF-8 of it) (`standardSecretOf`). The
+ * client SDK's `webhooks.ts` follows the same rule.
  */
 const encoder = new TextEncoder();
 const prefix = "whsec_";
+const canonicalBase64 = /^(?:[A-Za-z0-9+/]{4})+$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
 
 function base64(bytes: Uint8Array): string {
   let binary = "";
@@ -20,23 +25,35 @@ function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** The signing key's bytes; `undefined` for an empty secret or a `whsec_` secret that is not base64. */
-export function keyBytesOf(secret: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!secret) return undefined;
-  if (!secret.startsWith(prefix)) return new Uint8Array(encoder.encode(secret));
-  try {
-    const bytes = Uint8Array.from(atob(secret.slice(prefix.length)), (character) => character.charCodeAt(0));
-    return bytes.length > 0 ? bytes : undefined;
-  } catch {
-    return undefined;
-  }
+/** The bytes after `whsec_` when they are base64 as a receiver's library decodes it; otherwise undefined. */
+function decodedStandardSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!secret.startsWith(prefix)) return undefined;
+  const rest = secret.slice(prefix.length);
+  if (!canonicalBase64.test(rest)) return undefined;
+  const bytes = Uint8Array.from(atob(rest), (character) => character.charCodeAt(0));
+  // Unused bits that are not zero decode differently from one library to the next: such a text is not taken as base64.
+  return base64(bytes) === rest ? bytes : undefined;
 }
 
-/** The same secret in the `whsec_` form receivers' libraries take. */
+/** The signing key's bytes (the rule above); `undefined` only for an empty secret. */
+export function keyBytesOf(secret: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!secret) return undefined;
+  return decodedStandardSecret(secret) ?? new Uint8Array(encoder.encode(secret));
+}
+
+/** The same key in the `whsec_<base64>` form receivers' libraries take (a secret already in that form is returned as it is). */
 export function standardSecretOf(secret: string): string {
   const bytes = keyBytesOf(secret);
   if (!bytes) throw new TypeError("A webhook secret is required");
   return `${prefix}${base64(bytes)}`;
+}
+
+/** What is wrong with a value given as a webhook secret, in words that never repeat it; undefined when it can sign. */
+export function webhookSecretProblem(secret: unknown): string | undefined {
+  if (secret === undefined || secret === null) return "is not set";
+  if (typeof secret !== "string") return "is not a string";
+  if (secret === "") return "is empty";
+  return undefined;
 }
 
 /** A new subscription secret: 32 random bytes. */

@@ -33,6 +33,8 @@ export function outboundUrlProblem(url: string, policy: UrlPolicy = { allowPriva
     return `Must be an http(s) URL (not ${parsed.protocol.replace(/:$/, "")})`;
   }
   if (parsed.hostname === "") return "Must name a host";
+  // Credentials in a URL would be sent to whatever host the rest names; configured secrets go in headers.
+  if (parsed.username !== "" || parsed.password !== "") return "Must not carry a user name or password (put credentials in a header)";
   if (!policy.allowPrivateHosts && isPrivateHost(parsed.hostname)) {
     return `The host "${parsed.hostname}" is loopback, private or link-local, which this deployment does not call (ALLOW_PRIVATE_URLS = "false")`;
   }
@@ -120,17 +122,34 @@ function ipv6Groups(address: string): number[] | undefined {
   return groups.some(Number.isNaN) ? undefined : groups;
 }
 
+/**
+ * An IPv6 address is judged by where it leads. The transition forms carry an
+ * IPv4 address that traffic to them ends up at, so that address decides:
+ * IPv4-mapped (`::ffff:0:0/96`) and -compatible (`::/96`), IPv4-translated
+ * (`::ffff:0:0:0/96`, RFC 2765), NAT64's well-known prefix (`64:ff9b::/96`,
+ * RFC 6052), 6to4 (`2002::/16`: bits 16–47), Teredo (`2001::/32`: the
+ * server in bits 32–63, the client in the last 32 bits inverted; either one
+ * private is enough) and ISATAP interface ids (`…:0:5efe:a.b.c.d`, with the
+ * u/g bits). The rest of `64:ff9b::/32` (the local-use NAT64 prefix
+ * `64:ff9b:1::/48` of RFC 8215, and what is unassigned) leads into one
+ * operator's network, never the public internet: refused whatever it embeds.
+ */
 function isPrivateIpv6(groups: number[]): boolean {
-  const [first] = groups;
-  const embeddedIpv4 = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff];
-  if (groups.slice(0, 7).every((group) => group === 0) && groups[7] <= 1) return true; // :: and ::1
-  if (groups.slice(0, 5).every((group) => group === 0) && (groups[5] === 0xffff || groups[5] === 0)) {
-    return isPrivateIpv4(embeddedIpv4(groups[6], groups[7])); // IPv4-mapped and IPv4-compatible
+  const [first, second] = groups;
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  const ipv4Of = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff];
+  const lastIpv4 = ipv4Of(groups[6], groups[7]);
+  if (zeros(0, 7) && groups[7] <= 1) return true; // :: and ::1
+  if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) return isPrivateIpv4(lastIpv4); // IPv4-mapped and IPv4-compatible
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return isPrivateIpv4(lastIpv4); // IPv4-translated
+  if (first === 0x64 && second === 0xff9b) return zeros(2, 6) ? isPrivateIpv4(lastIpv4) : true; // NAT64: well-known, else local-use
+  if (first === 0x2002) return isPrivateIpv4(ipv4Of(groups[1], groups[2])); // 6to4
+  if (first === 0x2001 && second === 0) {
+    return isPrivateIpv4(ipv4Of(groups[2], groups[3])) || isPrivateIpv4(ipv4Of(groups[6] ^ 0xffff, groups[7] ^ 0xffff)); // Teredo
   }
-  if (first === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) {
-    return isPrivateIpv4(embeddedIpv4(groups[6], groups[7])); // NAT64
-  }
-  if (first === 0x2002) return isPrivateIpv4(embeddedIpv4(groups[1], groups[2])); // 6to4
+  if ((groups[4] & 0xfcff) === 0 && groups[5] === 0x5efe && isPrivateIpv4(lastIpv4)) return true; // ISATAP
+  if (first === 0x100 && zeros(1, 4)) return true; // discard-only 100::/64
+  if (first === 0x2001 && second === 0xdb8) return true; // documentation 2001:db8::/32
   if ((first & 0xfe00) === 0xfc00) return true; // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0) return true; // link-local, site-local
   if ((first & 0xff00) === 0xff00) return true; // multicast

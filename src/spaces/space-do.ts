@@ -30,6 +30,7 @@ import { EventLog } from "../streams/event-log";
 import { fullMessage, type Message, type MessagePart, type NewMessage, redactMessage, type ToolCallPart } from "../protocol/message";
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { ChatMessageInput, ChatMessageResult, SpacePort } from "../protocol/space-port";
+import { checkMentions } from "./check-mentions";
 import { MemberCache } from "./member-cache";
 import { MessageFlusher } from "./message-flusher";
 import { MessageStore } from "./message-store";
@@ -66,34 +67,51 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
 
   /** Writes a message here with its event, then broadcasts it as `space.message`; a message id already here is returned as it is. */
   postMessage(input: NewMessage): Promise<Message> {
+    return this.#serialize(async () => this.#postNow(input));
+  }
+
+  /**
+   * An agent's `send_message`: its mentions checked by the rule people's
+   * messages follow (`check-mentions.ts`), in the emission queue, then
+   * written and broadcast. A refusal comes back as a value; nothing is posted.
+   */
+  postAgentMessage(input: NewMessage): Promise<ChatMessageResult> {
     return this.#serialize(async () => {
-      if (input.id !== undefined) {
-        // A retried post (an Idempotency-Key, a reply done again after a restart): it keeps its seq and its one broadcast.
-        const existing = this.#messages.get(input.id);
-        if (existing) return fullMessage(existing);
-      }
-      const now = new Date().toISOString();
-      const message: Message = {
-        id: input.id ?? createId("msg"),
-        spaceId: this.#spaceId,
-        seq: this.#log.nextSeq,
-        entityId: input.entityId,
-        role: input.role,
-        status: input.status ?? "complete",
-        createdAt: now,
-      };
-      if (input.text !== undefined) message.text = input.text;
-      if (input.parts !== undefined) message.parts = input.parts;
-      if (input.mentions !== undefined && input.mentions.length > 0) message.mentions = input.mentions;
-      const event = { type: "space.message" as const, data: fullMessage(message), publicData: redactMessage(message) };
-      const appended = this.ctx.storage.transactionSync(() => {
-        this.#messages.insert(message, () => this.#log.hadMessages());
-        return this.#log.append({ spaceId: message.spaceId, type: event.type, at: now, data: event.data }, event.publicData);
-      });
-      this.#hub.broadcast(appended.seq, appended.frame, appended.publicFrame);
-      this.#flusher.schedule();
-      return fullMessage(message);
+      if (input.id !== undefined && this.#messages.get(input.id)) return { ok: true as const, message: this.#postNow(input) };
+      const mentions = checkMentions(input.mentions ?? [], (await this.#members.get()).byEntity);
+      if (!mentions.ok) return { ok: false as const, status: 400 as const, code: "validation_error", message: mentions.message };
+      // Nobody wakes themselves: the speaker's own id is not kept among its mentions.
+      return { ok: true as const, message: this.#postNow({ ...input, mentions: mentions.entityIds.filter((id) => id !== input.entityId) }) };
     });
+  }
+
+  #postNow(input: NewMessage): Message {
+    if (input.id !== undefined) {
+      // A retried post (an Idempotency-Key, a reply done again after a restart): it keeps its seq and its one broadcast.
+      const existing = this.#messages.get(input.id);
+      if (existing) return fullMessage(existing);
+    }
+    const now = new Date().toISOString();
+    const message: Message = {
+      id: input.id ?? createId("msg"),
+      spaceId: this.#spaceId,
+      seq: this.#log.nextSeq,
+      entityId: input.entityId,
+      role: input.role,
+      status: input.status ?? "complete",
+      createdAt: now,
+    };
+    if (input.text !== undefined) message.text = input.text;
+    if (input.parts !== undefined) message.parts = input.parts;
+    if (input.mentions !== undefined && input.mentions.length > 0) message.mentions = input.mentions;
+    const event = { type: "space.message" as const, data: fullMessage(message), publicData: redactMessage(message) };
+    const appended = this.ctx.storage.transactionSync(() => {
+      this.#messages.insert(message, () => this.#log.hadMessages());
+      return this.#log.append({ spaceId: message.spaceId, type: event.type, at: now, data: event.data }, event.publicData);
+    });
+    this.#hub.broadcast(appended.seq, appended.frame, appended.publicFrame);
+    this.#flusher.schedule();
+    return fullMessage(message);
   }
 
   /**
@@ -115,14 +133,14 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
       if (!(await getEntity(getDatabase(this.env.DB), input.speakerId))) return { ok: false, status: 404, code: "not_found", message: `Entity "${input.speakerId}" not found` };
       return notMember;
     }
-    const strangers = input.mentions.filter((id) => !byEntity.has(id));
-    if (strangers.length > 0) return { ok: false, status: 400, code: "validation_error", message: `mentions: not members of this space: ${strangers.join(", ")}` };
+    const mentions = checkMentions(input.mentions, byEntity);
+    if (!mentions.ok) return { ok: false, status: 400, code: "validation_error", message: mentions.message };
     const message = await this.postMessage({
       ...(input.id !== undefined && { id: input.id }),
       entityId: speaker.entityId,
       role: speaker.type === "agent" ? "assistant" : "user",
       text: input.text,
-      mentions: input.mentions,
+      mentions: mentions.entityIds,
     });
     const agentMembers = [...byEntity.values()].flatMap((member) => (member.agentId ? [{ agentId: member.agentId, entityId: member.entityId }] : []));
     const who = { entityId: speaker.entityId, name: speaker.name, type: speaker.type };

@@ -20,11 +20,12 @@ function errorResponse(status: number, code: string, message: string): Response 
   return Response.json(errorEnvelope(code, message), { status });
 }
 
-/** `afterSeq` as given in a query string: absent, or a non-negative integer. */
+/** `afterSeq` as given in a query string (or `Last-Event-ID`): absent, or a whole number from 0 to the largest safe integer. */
 export function parseAfterSeq(value: string | null): { ok: true; value: number | undefined } | { ok: false; message: string } {
   if (value === null || value === "") return { ok: true, value: undefined };
-  if (!/^\d{1,15}$/.test(value)) return { ok: false, message: "afterSeq must be a non-negative integer" };
-  return { ok: true, value: Number(value) };
+  const seq = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(seq)) return { ok: false, message: `afterSeq must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}` };
+  return { ok: true, value: seq };
 }
 
 /** The subscriber the Worker vouched for, or why the request is refused. */

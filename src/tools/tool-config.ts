@@ -6,7 +6,9 @@ import { z } from "@hono/zod-openapi";
 import { ImageModelConfig } from "../models/image-model-config";
 import { OutboundUrl, outboundUrlProblem } from "../security/url-policy";
 import { checkGatewayConfig } from "./gateway/check-gateway-config";
+import { ConfiguredHeaders } from "./gateway/configured-headers";
 import { checkInputSchema } from "./json-schema/check-input-schema";
+import { checkResultSchema } from "./json-schema/check-result-schema";
 import { JsonSchemaObject } from "./json-schema-object";
 import { prebuiltActions } from "./prebuilt/prebuilt-registry";
 import { AnsweredBy, ApprovalConfig, WaitPolicyFields } from "./wait-policy-config";
@@ -28,7 +30,7 @@ const GatewayExecution = z
   .object({
     url: OutboundUrl,
     method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE"]).default("GET"),
-    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
+    headers: ConfiguredHeaders.optional(),
     body: z.unknown().optional(),
     maxResponseBytes: z.number().int().positive().max(10_000_000).optional(),
   })
@@ -69,7 +71,12 @@ const common = {
   inputSchema: JsonSchemaObject.optional(),
   /** What the answer of an `external`/`space` tool looks like: the space page builds its answer form from it. */
   resultSchema: z.record(z.string(), z.unknown()).optional().openapi({
-    description: "A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it",
+    description:
+      "A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it",
+  }),
+  /** `enforced` (the default): results must match `resultSchema`; `advisory`: it only shapes the answer form. */
+  resultSchemaMode: z.enum(["enforced", "advisory"]).optional().openapi({
+    description: "`enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form",
   }),
   visible: z.boolean().optional(),
   isAsync: z.boolean().optional(),
@@ -125,6 +132,13 @@ const ToolConfigUnion = z
       for (const problem of checkInputSchema(tool.inputSchema)) {
         context.addIssue({ code: "custom", path: ["inputSchema", ...problem.path], message: problem.message });
       }
+    }
+    if (tool.resultSchema !== undefined) {
+      for (const problem of checkResultSchema(tool.resultSchema)) {
+        context.addIssue({ code: "custom", path: ["resultSchema", ...problem.path], message: problem.message });
+      }
+    } else if (tool.resultSchemaMode !== undefined) {
+      context.addIssue({ code: "custom", path: ["resultSchemaMode"], message: "Only with a resultSchema" });
     }
     if (tool.executionType === "external" || tool.executionType === "space") {
       if (tool.onTimeout === "approve") context.addIssue({ code: "custom", path: ["onTimeout"], message: '"approve" is for approvals; a waiting call may "error", "deny" or "escalate"' });

@@ -96,8 +96,11 @@ export type ToolRuntime = {
   owner: PendingCallOwner;
   setDeadline(deadline: ToolDeadline): void;
   deleteDeadline(id: string): void;
-  /** Delivers a call to its webhook, retrying with backoff (in memory, and from the alarm after a restart). */
-  sendWebhook(toolCallId: string, url: string, body: string): void;
+  /**
+   * Delivers a call to its webhook, retried with backoff (in memory, and from the alarm after a restart)
+   * until the call settles or `giveUpAt` (the call's expiry; a day when it has none) passes.
+   */
+  sendWebhook(toolCallId: string, url: string, body: string, giveUpAt?: number): void;
   /** Takes a call's `tool_result` event out of the inbox if it is still queued (the cycle got the result another way). */
   takeQueuedResult(toolCallId: string): boolean;
   /** Pushes an event to the webhook subscriptions of the agent and of `spaceIds` (at least once, from the agent object). */
@@ -126,10 +129,10 @@ export type CallJournal = {
   markAnnounced(toolCallId: string): void;
   /** The outcome the journal already holds for a call (a result delivered before the cycle began to wait). */
   outcome(toolCallId: string): ToolOutcome | undefined;
-  /** The space card a call posted, recorded so a failed run can close it. */
-  markCard(toolCallId: string, spaceId: string): void;
+  /** The space card a call posted (and whether it is minimal), recorded so a failed run can close it as it was shown. */
+  markCard(toolCallId: string, spaceId: string, minimal: boolean): void;
   /** This cycle waits for another pending call (an approval): its outcome comes to the cycle, not the inbox. */
-  openWait(pendingId: string): void;
+  openWait(pendingId: string, argsSchema?: Record<string, unknown>): void;
   /** Stops waiting: an outcome that has not come yet goes to the inbox when it does. */
   closeWait(pendingId: string): void;
 };

@@ -7,6 +7,8 @@
  */
 import type { OutputUnit } from "@cfworker/json-schema";
 import { compileInputSchema } from "./json-schema/compile-input-schema";
+import { ValidationBudgetError } from "./json-schema/safe-validator";
+import { describeStringCheck, type StringCheckPlan } from "./json-schema/string-checks";
 
 export type ArgumentValidation = { ok: true } | { ok: false; problems: string[] };
 
@@ -22,9 +24,10 @@ export function validateToolArguments(schema: Record<string, unknown>, args: unk
   try {
     const result = compiled.validator.validate(args);
     if (result.valid) return { ok: true };
-    const problems = describeValidationErrors(result.errors, schema);
+    const problems = describeValidationErrors(result.errors, schema, compiled.validator.plan);
     return { ok: false, problems: problems.length > 0 ? problems : ["/: does not match the input schema"] };
   } catch (error) {
+    if (error instanceof ValidationBudgetError) return { ok: false, problems: [`/: the value was not checked: ${error.message}`] };
     return { ok: false, problems: [`the tool's input schema could not be applied: ${(error as Error).message.split("\n")[0].trim()}`] };
   }
 }
@@ -57,11 +60,11 @@ const wrapperKeywords = new Set([
 
 const maxProblemLines = 20;
 
-function describeValidationErrors(errors: OutputUnit[], schema: Record<string, unknown>): string[] {
+function describeValidationErrors(errors: OutputUnit[], schema: Record<string, unknown>, plan: StringCheckPlan): string[] {
   const lines: string[] = [];
   for (const error of errors) {
     if (wrapperKeywords.has(error.keyword) && hasNestedError(error, errors)) continue;
-    const line = describeError(error, schema);
+    const line = describeError(error, schema, plan);
     if (line !== undefined && !lines.includes(line)) lines.push(line);
   }
   if (lines.length > maxProblemLines) {
@@ -80,7 +83,7 @@ function hasNestedError(parent: OutputUnit, errors: OutputUnit[]): boolean {
   );
 }
 
-function describeError(error: OutputUnit, schema: Record<string, unknown>): string | undefined {
+function describeError(error: OutputUnit, schema: Record<string, unknown>, plan: StringCheckPlan): string | undefined {
   const location = displayLocation(error.instanceLocation);
   const suffix = branchSuffix(error.keywordLocation);
   const text = error.error.replace(/\.$/, "");
@@ -122,9 +125,13 @@ function describeError(error: OutputUnit, schema: Record<string, unknown>): stri
       const pattern = schemaValueAt(schema, error.keywordLocation);
       return `${location}: must match the pattern ${typeof pattern === "string" ? JSON.stringify(pattern) : "given in the schema"}${suffix}`;
     }
-    case "format":
-      match = text.match(/format "(.*)"$/);
+    case "format": {
+      // The library's sentence names the format; a pattern or format checked on the linear engine has a private name.
+      match = text.match(/format "(.*)"$/s);
+      const checked = match ? describeStringCheck(plan, match[1]) : undefined;
+      if (checked !== undefined) return `${location}: ${checked}${suffix}`;
       return `${location}: must be a valid ${match ? match[1] : "value for its format"}${suffix}`;
+    }
     default:
       return `${location}: ${text}${suffix}`;
   }

@@ -1,9 +1,12 @@
 /**
  * Signs the webhooks the gateway pushes (pending tool calls with
  * `execution.webhook`) so a receiver can tell they are genuine and fresh:
- * `x-switchboard-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`.
+ * `x-switchboard-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`,
+ * keyed by the secret's key bytes as every push is (`keyBytesOf`: a
+ * `whsec_<base64>` secret decoded, any other string as UTF-8).
  */
 import { constantTimeEqual } from "../auth/constant-time-equal";
+import { keyBytesOf } from "../security/standard-webhooks";
 
 export const webhookSignatureHeader = "x-switchboard-signature";
 export const defaultWebhookToleranceSeconds = 300;
@@ -12,8 +15,9 @@ const encoder = new TextEncoder();
 
 /** Hex HMAC-SHA256 of `${timestamp}.${body}` with `secret`. Rejects an empty secret. */
 export async function signWebhook(secret: string, timestamp: number, body: string): Promise<string> {
-  if (!secret) throw new TypeError("A webhook secret is required to sign a webhook");
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const bytes = keyBytesOf(secret);
+  if (!bytes) throw new TypeError("A webhook secret is required to sign a webhook");
+  const key = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
   return [...new Uint8Array(signature)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }

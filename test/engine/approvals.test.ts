@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createHuman, memberHeaders, secret } from "../support/api";
 import { agentObject, agentState, settledRuns, waitForRuns, waitUntil } from "../support/agents";
+import { providerWorld } from "../support/provider-world";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 type Card = { toolCallId: string; status: string; kind?: string; approves?: string; args?: unknown; runId: string };
@@ -237,5 +238,51 @@ describe("approvals", () => {
       },
     });
     expect(accepted.status).toBe(201);
+  });
+
+  it("edited arguments a provider's tool refuses (MCP, OpenAPI) are a 422 invalid_answer with nothing changed, as for configured tools", async () => {
+    const document = {
+      openapi: "3.0.3",
+      info: { title: "x", version: "1" },
+      paths: { "/echo/pay": { post: { operationId: "pay", requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { cents: { type: "integer" } }, required: ["cents"] } } } } } } },
+    };
+    const world = await providerWorld(
+      {
+        mcp: { servers: [{ name: "mem", url: `http://mcp.test/stateful/edit-${crypto.randomUUID()}`, transport: "http" }] },
+        providers: [{ name: "api", type: "openapi", baseUrl: "http://api.test", spec: { document } }],
+        approvals: { mem__lookup: { required: true, timeout: 20_000 }, api__pay: { required: true, timeout: 20_000 } },
+      },
+      (spaceId) => [
+        { toolCalls: [enter(spaceId), { name: "mem__lookup", args: { key: "a" } }] },
+        { toolCalls: [{ name: "api__pay", args: { body: { cents: 5 } } }] },
+        { toolCalls: [skip] },
+      ],
+    );
+    await world.wake();
+    const approvalOf = async (tool: string) =>
+      (
+        (await world.spaceStream.waitFor((entry) => entry.type === "space.message" && (entry.data.parts as Card[] | undefined)?.[0]?.kind === "approval" && JSON.stringify(entry.data).includes(tool))).data
+          .parts as Card[]
+      )[0];
+
+    const lookup = await approvalOf("mem__lookup");
+    const refused = await submitResult(lookup.runId, lookup.toolCallId, { approved: true, args: { key: 5 } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: "invalid_answer", message: expect.stringContaining("key") });
+    // Nothing changed: the approval still waits, and a good answer is taken.
+    const pending = await secret<{ pendingToolCalls: { toolCallId: string; status: string }[] }>(`/api/agents/${world.agent.id}/pending-tool-calls`);
+    expect(pending.body.pendingToolCalls.find((entry) => entry.toolCallId === lookup.toolCallId)?.status).toBe("waiting");
+    expect((await submitResult(lookup.runId, lookup.toolCallId, { approved: true, args: { key: "edited" } })).status).toBe(200);
+
+    const pay = await approvalOf("api__pay");
+    const badPay = await submitResult(pay.runId, pay.toolCallId, { approved: true, args: { body: { cents: "lots" } } });
+    expect(badPay.status).toBe(422);
+    expect(badPay.body.error?.code).toBe("invalid_answer");
+    expect((await submitResult(pay.runId, pay.toolCallId, { approved: true, args: { body: { cents: 7 } } })).status).toBe(200);
+
+    const [run] = await waitForRuns(world.agent.id, 1, 15_000);
+    expect(run.toolCalls.find((entry) => entry.toolName === "mem__lookup")).toMatchObject({ status: "completed", result: { text: "value of edited #1" } });
+    expect((run.toolCalls.find((entry) => entry.toolName === "api__pay")?.result as { body: string }).body).toBe(JSON.stringify({ cents: 7 }));
+    world.close();
   });
 });

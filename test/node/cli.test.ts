@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { verify } from "hono/jwt";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli/src/main";
+import { receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, personInSpace } from "./gateway";
 
 type Run = { code: number; out: string; err: string };
@@ -217,6 +218,40 @@ describe("switchboard CLI", () => {
     const noDemo = await cli(withKeys(["say", "hi"]), { env: { SWITCHBOARD_STATE_DIR: mkdtempSync(join(tmpdir(), "switchboard-empty-")) } });
     expect(noDemo.code).toBe(1);
     expect(noDemo.err).toContain("npm run dev");
+  });
+
+  it("dead-letters lists the deliveries that gave up; dead-letters redeliver delivers one again, once", async () => {
+    const listening = await receiver(200);
+    try {
+      const seeded = await subscriptionDeadLetter(listening.url);
+      const listed = await cli(withKeys(["dead-letters", seeded.agentId]));
+      expect(listed.code, listed.err).toBe(0);
+      expect(listed.out).toMatch(/^id\s+status\s+type\s+to\s+attempts\s+deadAt\s+error$/m);
+      expect(listed.out).toMatch(new RegExp(`^${seeded.id}\\s+dead\\s+run\\.completed\\s+${seeded.subscriptionId}\\s+8\\s+\\S+\\s+HTTP 503$`, "m"));
+      const redelivered = await cli(withKeys(["dead-letters", "redeliver", seeded.id]));
+      expect(redelivered.code, redelivered.err).toBe(0);
+      expect(redelivered.out).toBe(`${seeded.id}: redelivering to ${listening.url} (webhook-id ${seeded.webhookId}; watch it with \`switchboard dead-letters\`)\n`);
+      const deadline = Date.now() + 20_000;
+      while (!(await cli(withKeys(["dead-letters", seeded.agentId, "--json"]))).out.includes('"status": "delivered"')) {
+        if (Date.now() > deadline) throw new Error("the redelivery never got through");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(listening.pushes.map((push) => push.headers["webhook-id"])).toEqual([seeded.webhookId]);
+      const again = await cli(withKeys(["dead-letters", "redeliver", seeded.id]));
+      expect(again.out).toContain("already delivered");
+      expect(listening.pushes).toHaveLength(1);
+
+      const missingId = await cli(withKeys(["dead-letters", "redeliver"]));
+      expect(missingId.code).toBe(2);
+      expect(missingId.err).toContain("dead-letters redeliver needs the dead letter's id");
+      const unknown = await cli(withKeys(["dead-letters", "redeliver", `dlt_${"0".repeat(32)}`]));
+      expect(unknown.code).toBe(1);
+      expect(unknown.err).toMatch(/not_found: Dead letter "dlt_0+" not found/);
+      const none = await cli(withKeys(["dead-letters", world.agentId]));
+      expect(none.out).toContain(`No dead letters for ${world.agentId}`);
+    } finally {
+      await listening.close();
+    }
   });
 
   it("the installed bin runs on plain Node (the built file)", () => {

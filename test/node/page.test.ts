@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli/src/main";
 import { demoTexts } from "../../scripts/seed-demo.mjs";
 import { launchChromium } from "./chromium";
+import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway } from "./gateway";
 
 let browser: Browser;
@@ -206,5 +207,62 @@ describe("the live space page", () => {
     const directory = process.env.SWITCHBOARD_SCREENSHOTS ?? join(gateway.stateDir, "..");
     mkdirSync(directory, { recursive: true });
     await page.screenshot({ path: join(directory, "live-space-page.png"), fullPage: false });
+  });
+});
+
+describe("the operator's page", () => {
+  it("an operator signs in with the secret key, sees the dead letters and redelivers one: the receiver gets it once", async () => {
+    const listening = await receiver(200);
+    const context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
+    try {
+      const seeded = await subscriptionDeadLetter(listening.url);
+      const expired = await expiredCallDeadLetter();
+      const operator = await context.newPage();
+      const errors: string[] = [];
+      operator.on("pageerror", (error) => errors.push(error.message));
+      await operator.goto(`${gateway.baseUrl}/`);
+      await operator.locator(".operator-sign-in summary").click();
+      // A wrong key is refused on the spot, with the gateway's reason.
+      await operator.locator("#secretKey").fill("not-the-secret-key");
+      await operator.getByRole("button", { name: "Sign in as operator" }).click();
+      await operator.locator(".sign-in .problems").filter({ hasText: "Could not sign in as operator" }).waitFor();
+      await operator.locator(".operator-sign-in summary").click();
+      await operator.locator("#secretKey").fill(gateway.vars.GATEWAY_SECRET_KEY);
+      await operator.getByRole("button", { name: "Sign in as operator" }).click();
+
+      const letter = operator.locator(`li.dead-letter[data-dead-letter-id="${seeded.id}"]`);
+      await letter.waitFor();
+      expect(await letter.getAttribute("data-status")).toBe("dead");
+      expect(await letter.locator("strong").textContent()).toBe("run.completed");
+      expect(await letter.locator(".error-line").textContent()).toBe("HTTP 503");
+      // Newest first: the expired call's dead letter landed after the seeded one.
+      const ids = await operator.locator("li.dead-letter").evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.deadLetterId));
+      expect(ids.indexOf(expired.deadLetter.id)).toBeLessThan(ids.indexOf(seeded.id));
+      const directory = process.env.SWITCHBOARD_SCREENSHOTS ?? join(gateway.stateDir, "..");
+      mkdirSync(directory, { recursive: true });
+      await operator.screenshot({ path: join(directory, "dead-letters-page.png") });
+
+      await letter.getByRole("button", { name: "Redeliver" }).click();
+      await operator.locator(`li.dead-letter[data-dead-letter-id="${seeded.id}"][data-status="redelivering"]`).waitFor();
+      const deadline = Date.now() + 20_000;
+      while ((await operator.locator(`li.dead-letter[data-dead-letter-id="${seeded.id}"]`).getAttribute("data-status")) !== "delivered") {
+        if (Date.now() > deadline) throw new Error("the page never showed the redelivery as delivered");
+        await operator.locator("#refresh-dead-letters").click();
+        await operator.locator(`li.dead-letter[data-dead-letter-id="${seeded.id}"]`).waitFor();
+      }
+      expect(listening.pushes.map((push) => push.headers["webhook-id"])).toEqual([seeded.webhookId]);
+      expect(await operator.locator(`li.dead-letter[data-dead-letter-id="${seeded.id}"] button.redeliver`).isDisabled()).toBe(true);
+
+      // The expired call cannot be pushed again: the page says why.
+      const gone = operator.locator(`li.dead-letter[data-dead-letter-id="${expired.deadLetter.id}"]`);
+      await gone.getByRole("button", { name: "Redeliver" }).click();
+      await gone.locator(".outcome").filter({ hasText: "Not redelivered" }).waitFor();
+      expect(await gone.locator(".outcome").textContent()).toContain("expired");
+      await operator.screenshot({ path: join(directory, "dead-letters-redelivered.png") });
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await listening.close();
+    }
   });
 });

@@ -8,7 +8,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { Switchboard, SwitchboardError, toNodeListener, type AgentEvent, type SpaceEvent, type WebSocketConstructor } from "../../client/src/index";
+import { Switchboard, SwitchboardError, toNodeListener, verifyWebhook, type AgentEvent, type SpaceEvent, type WebSocketConstructor } from "../../client/src/index";
+import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, memberClient, personInSpace } from "./gateway";
 
 /** Resolves when `predicate` has seen what it waits for, or rejects at the deadline. */
@@ -207,7 +208,7 @@ async function runOnce(agentId: string) {
 }
 
 describe("handleTools", () => {
-  it("answers calls with the handler's result, a throw as {error}, a slow handler as a timeout error", async () => {
+  it("answers calls with the handler's result, a throw as the call's error, a slow handler as a timeout error", async () => {
     const agent = await createAgent(
       [externalTool("lookup"), externalTool("explode"), externalTool("dawdle")],
       [
@@ -231,12 +232,41 @@ describe("handleTools", () => {
     await until<void>("the handler's stream to open", (done) => handling.subscription.on("status", ({ status }) => status === "open" && done()));
     const run = await runOnce(agent.id);
     await handling.close();
-    const calls = run.toolCalls as { toolName: string; result?: unknown; error?: string; toolCallId: string }[];
+    const calls = run.toolCalls as { toolName: string; status: string; result?: unknown; error?: string; toolCallId: string }[];
     const lookup = calls.find((call) => call.toolName === "lookup");
-    expect(lookup?.result).toEqual({ city: "Oslo", temperature: 7, callId: lookup?.toolCallId });
-    expect(calls.find((call) => call.toolName === "explode")?.result).toEqual({ error: "boom" });
-    expect(JSON.stringify(calls.find((call) => call.toolName === "dawdle")?.result)).toContain('timed out after 500ms');
+    expect(lookup).toMatchObject({ status: "completed", result: { city: "Oslo", temperature: 7, callId: lookup?.toolCallId } });
+    expect(calls.find((call) => call.toolName === "explode")).toMatchObject({ status: "failed", error: expect.stringContaining("boom") });
+    expect(calls.find((call) => call.toolName === "dawdle")).toMatchObject({ status: "failed", error: expect.stringContaining("timed out after 500ms") });
     expect(outcomes.sort()).toEqual(["dawdle:handler_failed", "explode:handler_failed", "lookup:answered"]);
+  });
+
+  it("a handler that throws fails the call everywhere: the card shows error, the run's call and statistics count a failure, the model reads a tool error", async () => {
+    const { spaceId } = await personInSpace("Hana");
+    const agent = await createAgent(
+      [externalTool("explode", { visible: true })],
+      [{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "explode", args: { city: "Lima" } }] }, { toolCalls: [{ name: "skip", args: {} }] }],
+    );
+    await admin.spaces.addMember(spaceId, agent.entityId);
+    const handling = admin.handleTools(
+      {
+        explode: () => {
+          throw new Error("the warehouse is on fire");
+        },
+      },
+      { agentId: agent.id },
+    );
+    await until<void>("the handler's stream to open", (done) => handling.subscription.on("status", ({ status }) => status === "open" && done()));
+    const run = await runOnce(agent.id);
+    await handling.close();
+    const call = (run.toolCalls as { toolName: string; status: string; result?: unknown; error?: string; toolCallId: string }[]).find((entry) => entry.toolName === "explode");
+    // The call failed (the model was given a tool error), rather than completed with a result that happens to hold one.
+    expect(call).toMatchObject({ status: "failed", error: expect.stringContaining("the warehouse is on fire") });
+    const stats = (run.toolStats as { toolName: string; calls: number; failed: number }[] | undefined)?.find((entry) => entry.toolName === "explode");
+    expect(stats).toMatchObject({ calls: 1, failed: 1 });
+    const { messages } = await admin.messages.list(spaceId, { afterSeq: 0, limit: 200 });
+    const card = messages.find((message) => message.parts?.some((part) => part.type === "tool_call" && part.toolCallId === call?.toolCallId));
+    expect(card?.status).toBe("error");
+    expect(card?.parts?.find((part) => part.type === "tool_call")).toMatchObject({ status: "error" });
   });
 
   it("answers a call that was announced before it started (from the pending list), once", async () => {
@@ -303,6 +333,39 @@ describe("webhook handler", () => {
       expect(forged.status).toBe(401);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe("dead letters", () => {
+  it("a pushed call past its deadline is listed; redelivering it is refused as gone (the call expired)", async () => {
+    const { deadLetter, agentId } = await expiredCallDeadLetter();
+    expect(deadLetter).toMatchObject({ source: "tool_call", agentId, type: "tool.call", status: "dead", lastError: expect.stringMatching(/expired|deadline/) });
+    await expectError(admin.webhooks.redeliver(deadLetter.id), 410, "gone");
+    await expectError(admin.webhooks.redeliver(`dlt_${"0".repeat(32)}`), 404, "not_found");
+  });
+
+  it("a subscription's dead letter is redelivered once: the receiver gets it signed, with its webhook-id, and the list says delivered", async () => {
+    const listening = await receiver(200);
+    try {
+      const seeded = await subscriptionDeadLetter(listening.url);
+      const page = await admin.webhooks.deadLetters({ subscriptionId: seeded.subscriptionId });
+      expect(page).toMatchObject({ nextCursor: null, deadLetters: [{ id: seeded.id, status: "dead", attempts: 8 }] });
+      const started = await admin.webhooks.redeliver(seeded.id);
+      expect(started).toMatchObject({ id: seeded.id, status: "redelivering", redeliveries: 1 });
+      const deadline = Date.now() + 20_000;
+      while ((await admin.webhooks.deadLetters({ subscriptionId: seeded.subscriptionId })).deadLetters[0]?.status !== "delivered") {
+        if (Date.now() > deadline) throw new Error("the redelivery never got through");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(listening.pushes).toHaveLength(1);
+      expect(listening.pushes[0].headers["webhook-id"]).toBe(seeded.webhookId);
+      expect(verifyWebhook(seeded.secret, listening.pushes[0].body, listening.pushes[0].headers)).toMatchObject({ type: "run.completed" });
+      // Asked again: it was delivered, nothing more is sent.
+      expect(await admin.webhooks.redeliver(seeded.id)).toMatchObject({ status: "delivered" });
+      expect(listening.pushes).toHaveLength(1);
+    } finally {
+      await listening.close();
     }
   });
 });

@@ -146,6 +146,22 @@ describe("retries and idempotency", () => {
     expect(gets).toBe(1);
   });
 
+  it("a dead letter's redelivery is retried with one Idempotency-Key, like the other writes a client may retry", async () => {
+    const keys: (string | null)[] = [];
+    const flaky = retryingFetch(
+      async (request) => {
+        keys.push(request.headers.get("idempotency-key"));
+        return keys.length === 1 ? new Response("busy", { status: 503 }) : Response.json({ status: "redelivering" });
+      },
+      { initialDelayMs: 1 },
+    );
+    const response = await flaky(new Request("http://gw/api/webhooks/dead-letters/dlt_0123/redeliver", { method: "POST", body: "{}" }));
+    expect(response.status).toBe(200);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^idem_[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
   it("backs off exponentially, capped, with jitter", () => {
     expect(backoffDelay(0, {}, () => 0.5)).toBe(250);
     expect(backoffDelay(3, {}, () => 0.5)).toBe(2000);

@@ -62,6 +62,48 @@ describe("outboundUrlProblem with ALLOW_PRIVATE_URLS = \"false\"", () => {
   );
 });
 
+describe("IPv6 spellings of loopback and private IPv4 addresses, with ALLOW_PRIVATE_URLS = \"false\"", () => {
+  // Each form as a user might write it: compressed, expanded, with a dotted IPv4 tail, in upper case.
+  const spellings: Record<string, string[]> = {
+    "IPv4-translated ::ffff:0:0:0/96 (127.0.0.1)": ["[::ffff:0:127.0.0.1]", "[::ffff:0:7f00:1]", "[0:0:0:0:ffff:0:7f00:1]", "[0000:0000:0000:0000:FFFF:0000:7F00:0001]", "[::FFFF:0:127.0.0.1]"],
+    "IPv4-translated (10.0.0.1, 169.254.169.254)": ["[::ffff:0:10.0.0.1]", "[::ffff:0:a9fe:a9fe]"],
+    "IPv4-mapped ::ffff:0:0/96 (127.0.0.1)": ["[::ffff:127.0.0.1]", "[0:0:0:0:0:ffff:7f00:1]", "[::FFFF:7F00:1]"],
+    "IPv4-compatible ::/96 (127.0.0.1, 10.0.0.1)": ["[::127.0.0.1]", "[::7f00:1]", "[0:0:0:0:0:0:a00:1]"],
+    "local-use NAT64 64:ff9b:1::/48": ["[64:ff9b:1::7f00:1]", "[64:ff9b:1::127.0.0.1]", "[0064:ff9b:0001:0000:0000:0000:7f00:0001]", "[64:FF9B:1::7F00:1]", "[64:ff9b:1:abcd::8.8.8.8]"],
+    "well-known NAT64 64:ff9b::/96 (127.0.0.1, 192.168.0.1)": ["[64:ff9b::127.0.0.1]", "[64:ff9b::7f00:1]", "[64:FF9B:0:0:0:0:C0A8:1]"],
+    "6to4 2002::/16 (127.0.0.1, 10.1.2.3)": ["[2002:7f00:1::]", "[2002:7F00:0001:0:0:0:0:1]", "[2002:a01:203::1]"],
+    "Teredo 2001::/32 (client 127.0.0.1)": ["[2001::80ff:fffe]", "[2001:0000:0000:0000:0000:0000:80ff:fffe]", "[2001:0:0:0:0:0:128.255.255.254]", "[2001::80FF:FFFE]"],
+    "Teredo with a public server and a private client (192.168.1.1)": ["[2001:0:4136:e378:8000:63bf:3f57:fefe]"],
+    "Teredo with a private server (10.0.0.1) and a public client": ["[2001:0:a00:1:8000:63bf:3fff:fdd2]"],
+    "ISATAP interface ids (127.0.0.1, 10.0.0.1)": ["[2a00:1450:4001::5efe:7f00:1]", "[2a00:1450:4001::200:5efe:10.0.0.1]", "[2A00:1450:4001:0:0:5EFE:A00:1]"],
+    "discard-only and documentation prefixes": ["[100::1]", "[2001:db8::1]"],
+  };
+
+  it.each(Object.entries(spellings).flatMap(([form, hosts]) => hosts.map((host) => [form, host])))("refuses %s: %s", (_form, host) => {
+    expect(outboundUrlProblem(`http://${host}/`, strict)).toMatch(/loopback, private or link-local/);
+    expect(outboundUrlProblem(`https://${host}:8443/v1?x=1`, strict)).toMatch(/loopback, private or link-local/);
+    expect(isPrivateHost(host)).toBe(true);
+  });
+
+  it.each([
+    ["Teredo, the RFC 4380 example (server 65.54.227.120, client 192.0.2.45)", "[2001:0:4136:e378:8000:63bf:3fff:fdd2]"],
+    ["well-known NAT64 of a public address", "[64:ff9b::8.8.8.8]"],
+    ["6to4 of a public address", "[2002:808:808::1]"],
+    ["IPv4-translated of a public address", "[::ffff:0:8.8.8.8]"],
+    ["an ISATAP id of a public address", "[2a00:1450:4001::5efe:808:808]"],
+    ["an ordinary global address", "[2a00:1450:4001:82a::200e]"],
+  ])("accepts %s: %s", (_form, host) => {
+    expect(outboundUrlProblem(`http://${host}/`, strict)).toBeUndefined();
+  });
+
+  it("judges the host as the URL parser gives it (compressed, lower case, no dotted tail)", () => {
+    expect(new URL("http://[::ffff:0:127.0.0.1]/").hostname).toBe("[::ffff:0:7f00:1]");
+    expect(new URL("http://[64:FF9B:1::127.0.0.1]/").hostname).toBe("[64:ff9b:1::7f00:1]");
+    expect(new URL("http://[2001:0000:0000:0000:0000:0000:80ff:fffe]/").hostname).toBe("[2001::80ff:fffe]");
+    expect(new URL("http://[::ffff:127.0.0.1]/").hostname).toBe("[::ffff:7f00:1]");
+  });
+});
+
 describe("urlPolicyOf", () => {
   it("allows private hosts unless the var is \"false\"", () => {
     expect(urlPolicyOf({})).toEqual({ allowPrivateHosts: true });

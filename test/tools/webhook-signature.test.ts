@@ -10,8 +10,9 @@ const secret = "whsec_test";
 const body = JSON.stringify({ toolCallId: "call_1", args: { city: "Oslo" } });
 
 describe("signWebhook", () => {
-  it("is the hex HMAC-SHA256 of `timestamp.body`", async () => {
-    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  it("is the hex HMAC-SHA256 of `timestamp.body`, keyed like every push (`whsec_test` is base64: its decoded bytes)", async () => {
+    const decoded = Uint8Array.from(atob("test"), (character) => character.charCodeAt(0));
+    const key = await crypto.subtle.importKey("raw", decoded, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`1700000000.${body}`)));
     const hex = [...expected].map((byte) => byte.toString(16).padStart(2, "0")).join("");
     expect(await signWebhook(secret, 1700000000, body)).toBe(hex);

@@ -1,7 +1,7 @@
 /**
  * What every card component gets (`ToolCardContext`), and the pieces cards
  * share: the arguments block, the result block, and the lines that say what
- * became of a card (reminded, escalated, expired, who may answer).
+ * became of a card (its push failed, reminded, escalated, expired, who may answer).
  */
 import type { SpaceTool, TimelineMessage, ToolCallPart } from "../../client/src/index";
 import { h, pretty } from "./dom";
@@ -48,10 +48,17 @@ export function whenText(iso: string): string {
   return date.toDateString() === new Date().toDateString() ? time : `${date.toLocaleDateString()} ${time}`;
 }
 
-/** What became of the card, one line each: brought up again, moved from or to another space, expired, who may answer it. */
+/** A failed push of the call to its webhook, as the card says it: the attempt, why (when the viewer may see it), and what comes next. */
+export function pushFailureText(failure: NonNullable<ToolCallPart["pushFailure"]>): string {
+  const why = failure.error ? `: ${failure.error}` : "";
+  return `Pushing this call to its webhook failed (attempt ${failure.attempt}, ${whenText(failure.at)})${why}. ${failure.willRetry ? "Trying again." : "No more attempts."}`;
+}
+
+/** What became of the card, one line each: its push failed, brought up again, moved from or to another space, expired, who may answer it. */
 export function cardNotes(context: ToolCardContext, verb = "answer"): HTMLElement | null {
   const { part, permission } = context;
   const lines: HTMLElement[] = [];
+  if (part.pushFailure) lines.push(h("li", { class: "note-push-failed", role: "status" }, pushFailureText(part.pushFailure)));
   if (part.escalatedFrom) lines.push(h("li", { class: "note-escalated" }, `Escalated here: nobody answered in ${context.spaceNameOf(part.escalatedFrom)} in time.`));
   if (part.remindedAt && part.status === "requires_action") lines.push(h("li", { class: "note-reminded" }, `Reminder: brought up again at ${whenText(part.remindedAt)}.`));
   if (part.escalatedTo) lines.push(h("li", { class: "note-escalated" }, `Nobody answered in time: moved to ${context.spaceNameOf(part.escalatedTo)}.`));

@@ -4,8 +4,9 @@
  * runs), answer what waits for me, and post as myself. Built on the client SDK.
  */
 import { Switchboard, SwitchboardError, type LiveSpace, type Me, type SpaceMember, type SpaceTool } from "../../client/src/index";
+import { deadLettersView } from "./dead-letters-view";
 import { h } from "./dom";
-import { clearSession, readSession, saveSession, tokenExpiry, type Session } from "./session";
+import { clearOperatorKey, clearSession, readOperatorKey, readSession, saveOperatorKey, saveSession, tokenExpiry, type Session } from "./session";
 import { TimelineView } from "./timeline-view";
 
 const app = document.getElementById("app") as HTMLElement;
@@ -41,7 +42,69 @@ function signInView(problem?: string): void {
         token,
         h("button", { type: "submit", class: "primary" }, "Sign in"),
       ),
+      operatorForm(),
       h("p", { class: "hint" }, h("a", { href: "/reference/" }, "API reference")),
+    ),
+  );
+}
+
+/** Operators sign in with the secret key (kept for this tab only) to see what the gateway could not deliver. */
+function operatorForm(): HTMLElement {
+  const secretKey = h("input", { type: "password", name: "secretKey", id: "secretKey", autocomplete: "off", required: true, placeholder: "sk_…" });
+  return h(
+    "details",
+    { class: "operator-sign-in" },
+    h("summary", {}, "Operator? Sign in with the secret key"),
+    h(
+      "form",
+      {
+        onsubmit: (event: Event) => {
+          event.preventDefault();
+          void startOperator(secretKey.value.trim());
+        },
+      },
+      h("label", { for: "secretKey" }, "Secret key (GATEWAY_SECRET_KEY)"),
+      secretKey,
+      h("button", { type: "submit", class: "primary" }, "Sign in as operator"),
+    ),
+  );
+}
+
+async function startOperator(secretKey: string): Promise<void> {
+  const client = new Switchboard({ baseUrl: location.origin, secretKey });
+  debug.client = client;
+  try {
+    // A secret-key route: a wrong key is refused here, not later.
+    await client.webhooks.deadLetters({ limit: 1 });
+  } catch (error) {
+    clearOperatorKey();
+    signInView(`Could not sign in as operator: ${(error as Error).message}`);
+    return;
+  }
+  saveOperatorKey(secretKey);
+  app.replaceChildren(
+    h(
+      "div",
+      { class: "layout operator-layout" },
+      h(
+        "header",
+        { class: "top" },
+        h("span", { class: "brand" }, "Switchboard"),
+        h("span", { class: "me" }, "Signed in as ", h("strong", { id: "me" }, "operator"), " (secret key)"),
+        h("a", { href: "/reference/", class: "link" }, "API"),
+        h(
+          "button",
+          {
+            class: "link",
+            onclick: () => {
+              clearOperatorKey();
+              location.href = "/";
+            },
+          },
+          "Sign out",
+        ),
+      ),
+      h("section", { class: "space" }, deadLettersView(client)),
     ),
   );
 }
@@ -219,5 +282,7 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
 }
 
 const { session, spaceId } = readSession();
-if (session) void start(session, spaceId);
+const operatorKey = readOperatorKey();
+if (operatorKey) void startOperator(operatorKey);
+else if (session) void start(session, spaceId);
 else signInView();

@@ -6,6 +6,7 @@
  * `read()` checks what the schema says (required, bounds, lengths, pattern)
  * and returns the value or the problems, each with its field path.
  */
+import { compileSafePattern, PatternBudget } from "../../src/security/safe-pattern/safe-pattern";
 import { h } from "./dom";
 
 export type JsonSchema = {
@@ -149,7 +150,7 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
     const inputType = schema.format === "email" ? "email" : schema.format === "date" ? "date" : schema.format === "uri" ? "url" : "text";
     const control = long
       ? h("textarea", { id, name: where, rows: 3, maxlength: schema.maxLength })
-      : h("input", { type: inputType, id, name: where, maxlength: schema.maxLength, pattern: schema.pattern });
+      : h("input", { type: inputType, id, name: where, maxlength: schema.maxLength });
     if (typeof schema.default === "string") control.value = schema.default;
     return {
       element: label(name, schema, required, control, id),
@@ -160,7 +161,7 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
           return undefined;
         }
         if (schema.minLength !== undefined && value.length < schema.minLength) problems.push(`${where}: at least ${schema.minLength} characters`);
-        if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) problems.push(`${where}: must match ${schema.pattern}`);
+        if (schema.pattern !== undefined && !matchesPattern(schema.pattern, value)) problems.push(`${where}: must match ${schema.pattern}`);
         return value;
       },
     };
@@ -219,4 +220,17 @@ export function schemaForm(schema: JsonSchema): { element: HTMLElement; read(): 
       return problems.length > 0 ? { ok: false, problems } : { ok: true, value: value ?? null };
     },
   };
+}
+
+/**
+ * A schema's `pattern` on the gateway's linear-time engine, never the
+ * browser's backtracking one (nor the input's `pattern` attribute, which
+ * would run it on every keystroke): a tool's schema must not be able to
+ * freeze the page. What the engine does not run, or cannot finish, is left
+ * to the gateway, which checks every answer against the schema again.
+ */
+function matchesPattern(pattern: string, value: string): boolean {
+  const compiled = compileSafePattern(pattern, { unicode: true });
+  if (!compiled.ok) return true;
+  return compiled.pattern.matcher().search(value, new PatternBudget(1_000_000)) !== "no-match";
 }

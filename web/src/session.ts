@@ -52,3 +52,18 @@ export function tokenExpiry(token: string): number | undefined {
     return undefined;
   }
 }
+
+const operatorKey = "switchboard.operator";
+
+/** An operator's secret key: kept in this tab's sessionStorage only (it gives full access), never in a link. */
+export function readOperatorKey(): string | undefined {
+  return sessionStorage.getItem(operatorKey) ?? undefined;
+}
+
+export function saveOperatorKey(secretKey: string): void {
+  sessionStorage.setItem(operatorKey, secretKey);
+}
+
+export function clearOperatorKey(): void {
+  sessionStorage.removeItem(operatorKey);
+}

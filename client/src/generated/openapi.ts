@@ -444,7 +444,7 @@ export type paths = {
         put?: never;
         /**
          * Answer a pending tool call
-         * @description Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists).
+         * @description Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists). A result that does not match the tool's resultSchema (unless it is advisory) is refused with 400 `invalid_result`, naming each path; nothing changes.
          */
         post: operations["submitToolResult"];
         delete?: never;
@@ -573,6 +573,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries that gave up
+         * @description Subscription events whose retry schedule is spent (8 attempts over about 28 hours) and pushed tool calls whose deadline passed undelivered. Newest first (by when they gave up); filter by agentId, subscriptionId or status; page with `cursor`.
+         */
+        get: operations["listWebhookDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/dead-letters/{deadLetterId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a dead letter again
+         * @description Starts a fresh delivery now (attempt 1 of a fresh schedule, the same webhook-id and body) and answers the dead letter, `redelivering`. Asking again while it is under way, or after it got through (`delivered`), starts nothing more; honours Idempotency-Key. 410 when its subscription, call or agent is gone (or the call expired); 409 when the call was answered meanwhile.
+         */
+        post: operations["redeliverWebhookDeadLetter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks": {
         parameters: {
             query?: never;
@@ -582,7 +622,7 @@ export type paths = {
         };
         /**
          * List webhook subscriptions
-         * @description Newest first; filter by agentId or spaceId; page with `before`.
+         * @description Newest first (by creation time, then id); filter by agentId or spaceId; pass `nextCursor` back as `cursor` for the next page.
          */
         get: operations["listWebhookSubscriptions"];
         put?: never;
@@ -705,7 +745,7 @@ export type webhooks = {
         put?: never;
         /**
          * A call or an approval waits for a person or a service
-         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (jittered), then dead-lettered (GET /api/webhooks/dead-letters).
          */
         post: operations["callAwaitingInputWebhook"];
         delete?: never;
@@ -725,7 +765,7 @@ export type webhooks = {
         put?: never;
         /**
          * A pending call expired without an answer
-         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (jittered), then dead-lettered (GET /api/webhooks/dead-letters).
          */
         post: operations["callExpiredWebhook"];
         delete?: never;
@@ -745,7 +785,7 @@ export type webhooks = {
         put?: never;
         /**
          * A run completed
-         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (jittered), then dead-lettered (GET /api/webhooks/dead-letters).
          */
         post: operations["runCompletedWebhook"];
         delete?: never;
@@ -765,7 +805,7 @@ export type webhooks = {
         put?: never;
         /**
          * A run failed
-         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried with backoff (6 attempts).
+         * @description Sent to each webhook subscription (POST /api/webhooks) that asked for this event, with the Standard Webhooks headers webhook-id (the event's id: dedupe on it), webhook-timestamp and webhook-signature (v1, base64 HMAC-SHA256 of `${id}.${timestamp}.${body}` with the subscription's secret). Any 2xx acknowledges; anything else is retried at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (jittered), then dead-lettered (GET /api/webhooks/dead-letters).
          */
         post: operations["runFailedWebhook"];
         delete?: never;
@@ -1073,6 +1113,12 @@ export type components = {
             escalatedTo?: string;
             escalatedFrom?: string;
             expiredAt?: string;
+            pushFailure?: {
+                at: string;
+                attempt: number;
+                error?: string;
+                willRetry: boolean;
+            };
         };
         CardAnsweredBy: {
             /** @enum {string} */
@@ -1367,6 +1413,21 @@ export type components = {
                 attempt: number;
                 error?: string;
                 willRetry?: boolean;
+                nextAttemptAt?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "tool.webhook.dead_lettered";
+            at: string;
+            data: {
+                toolCallId: string;
+                deadLetterId: string;
+                attempts: number;
+                error: string;
             } & {
                 [key: string]: unknown;
             };
@@ -1395,6 +1456,22 @@ export type components = {
                 attempt: number;
                 error?: string;
                 willRetry?: boolean;
+                nextAttemptAt?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "webhook.dead_lettered";
+            at: string;
+            data: {
+                subscriptionId: string;
+                webhookId: string;
+                deadLetterId: string;
+                attempts: number;
+                error: string;
             } & {
                 [key: string]: unknown;
             };
@@ -1428,6 +1505,29 @@ export type components = {
             /** @enum {boolean} */
             ok: true;
             version: string;
+        };
+        Unhealthy: {
+            /** @enum {boolean} */
+            ok: false;
+            version: string;
+            problems: components["schemas"]["ConfigurationProblem"][];
+            error: {
+                /** @enum {string} */
+                code: "misconfigured";
+                message: string;
+            };
+        };
+        ConfigurationProblem: {
+            /**
+             * @description The secret, var or binding
+             * @example JWT_SECRET
+             */
+            name: string;
+            /**
+             * @description What is wrong with it (never its value)
+             * @example is shorter than 32 bytes; use a long random value (e.g. 48 random bytes, base64)
+             */
+            problem: string;
         };
         SpaceList: {
             spaces: components["schemas"]["SpaceSummary"][];
@@ -1685,10 +1785,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1720,10 +1825,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1753,10 +1863,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1787,10 +1902,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1810,10 +1930,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1835,10 +1960,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -1858,10 +1988,15 @@ export type components = {
             name: string;
             description?: string;
             inputSchema?: components["schemas"]["JsonSchema"];
-            /** @description A JSON Schema of the result a person or service gives (external and space tools); the live space page builds its answer form from it */
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
             resultSchema?: {
                 [key: string]: unknown;
             };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
             visible?: boolean;
             isAsync?: boolean;
             timeout?: number;
@@ -2221,6 +2356,43 @@ export type components = {
         OperatorReason: {
             reason?: string;
         };
+        WebhookDeadLetterList: {
+            deadLetters: components["schemas"]["WebhookDeadLetter"][];
+            nextCursor: string | null;
+        };
+        WebhookDeadLetter: {
+            id: string;
+            /**
+             * @description A subscription's event, or a pushed tool call (`execution.webhook`)
+             * @enum {string}
+             */
+            source: "subscription" | "tool_call";
+            /** @description The agent whose object delivers it */
+            agentId: string;
+            subscriptionId: string | null;
+            toolCallId: string | null;
+            /** @description The `webhook-id` of every attempt, redeliveries included: receivers dedupe on it */
+            webhookId: string;
+            /** @description The event type, or `tool.call` */
+            type: string;
+            url: string;
+            /** @description The exact body pushed (and pushed again) */
+            body: string;
+            attempts: number;
+            lastError: string;
+            /**
+             * @description `dead` until an operator redelivers it; `redelivering`; `delivered` once a redelivery got through
+             * @enum {string}
+             */
+            status: "dead" | "redelivering" | "delivered";
+            redeliveries: number;
+            firstAttemptAt: string;
+            /** @description When it (last) gave up */
+            deadAt: string;
+            redeliveredAt: string | null;
+            deliveredAt: string | null;
+        };
+        RedeliverDeadLetter: Record<string, never>;
         WebhookSubscription: {
             id: string;
             url: string;
@@ -2270,13 +2442,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The gateway is up */
+            /** @description The gateway is up and configured */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The gateway is up, but a secret, var or binding is missing or wrong: each problem is listed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unhealthy"];
                 };
             };
         };
@@ -3664,7 +3845,10 @@ export interface operations {
     };
     streamAgentEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Replay events after this seq (past the last event: 400 after_seq_out_of_range) */
+                afterSeq?: number;
+            };
             header?: never;
             path: {
                 agentId: string;
@@ -4301,7 +4485,7 @@ export interface operations {
     streamSpaceEvents: {
         parameters: {
             query?: {
-                /** @description Replay events after this seq */
+                /** @description Replay events after this seq (past the last event: 400 after_seq_out_of_range) */
                 afterSeq?: number;
                 /** @description For browsers: the public key */
                 publicKey?: string;
@@ -5030,13 +5214,176 @@ export interface operations {
             };
         };
     };
+    listWebhookDeadLetters: {
+        parameters: {
+            query?: {
+                agentId?: string;
+                subscriptionId?: string;
+                status?: "dead" | "redelivering" | "delivered";
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dead letters, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeadLetterList"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDeadLetter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deadLetterId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeliverDeadLetter"];
+            };
+        };
+        responses: {
+            /** @description The dead letter, redelivering (or delivered) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeadLetter"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Its subscription, call or agent is gone */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhookSubscriptions: {
         parameters: {
             query?: {
                 agentId?: string;
                 spaceId?: string;
                 limit?: number;
-                /** @description The last id of the previous page */
+                /** @description `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Deprecated (use `cursor`): the id of the last subscription of the previous page */
                 before?: string;
             };
             header?: never;
@@ -5053,6 +5400,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         webhooks: components["schemas"]["WebhookSubscription"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
                     };
                 };
             };

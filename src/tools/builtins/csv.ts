@@ -5,6 +5,20 @@
  */
 export type CsvParse = { ok: true; rows: string[][] } | { ok: false; error: string };
 
+/**
+ * Cells one conversion may build when rows become objects with every column
+ * (`csv_to_json` with a header, `json_to_csv` of objects): that multiplies
+ * rows by columns, so a megabyte of commas and line breaks would otherwise
+ * ask for hundreds of billions of cells. Parsing itself is linear.
+ */
+export const maxCsvCells = 2_000_000;
+
+/** The columns `toCsv` writes for object rows (given, or every key in first-seen order), or undefined when the rows are not all objects. */
+export function objectColumns(rows: unknown[], columns: string[] | undefined): string[] | undefined {
+  if (!rows.every((row) => typeof row === "object" && row !== null && !Array.isArray(row))) return undefined;
+  return columns ?? [...new Set(rows.flatMap((row) => Object.keys(row as object)))];
+}
+
 export function parseCsv(text: string, delimiter = ","): CsvParse {
   const rows: string[][] = [];
   let row: string[] = [];
@@ -73,10 +87,9 @@ function cell(value: unknown): string {
 /** Rows (objects, or arrays of values) as CSV; objects take `columns` (default: every key, in first-seen order). */
 export function toCsv(rows: unknown[], options: { columns?: string[]; delimiter?: string; header?: boolean } = {}): string {
   const delimiter = options.delimiter ?? ",";
-  const objects = rows.every((row) => typeof row === "object" && row !== null && !Array.isArray(row));
+  const columns = objectColumns(rows, options.columns);
   const lines: string[] = [];
-  if (objects) {
-    const columns = options.columns ?? [...new Set(rows.flatMap((row) => Object.keys(row as object)))];
+  if (columns) {
     if (options.header !== false) lines.push(columns.map((column) => quote(column, delimiter)).join(delimiter));
     for (const row of rows as Record<string, unknown>[]) lines.push(columns.map((column) => quote(cell(row[column]), delimiter)).join(delimiter));
   } else {

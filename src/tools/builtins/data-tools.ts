@@ -8,7 +8,7 @@ import { tool, zodSchema } from "ai";
 import { parseJsonSafely } from "../../json";
 import type { ToolContext } from "../tool-context";
 import { failed, succeeded } from "../engine/tool-outcome";
-import { parseCsv, toCsv } from "./csv";
+import { maxCsvCells, objectColumns, parseCsv, toCsv } from "./csv";
 import { runJsonQuery } from "./json-query";
 
 const maxText = 1_000_000;
@@ -65,6 +65,9 @@ function base64ToBytes(encoded: string): Uint8Array | undefined {
     return undefined;
   }
 }
+
+const tooManyCells = (rows: number, columns: number) =>
+  `${rows} rows × ${columns} columns is more than ${maxCsvCells} cells; convert fewer rows or columns at a time`;
 
 const hex = (bytes: Uint8Array) => [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 
@@ -149,6 +152,7 @@ export function createDataTools(context: ToolContext) {
         if (!parsed.ok) return failed(parsed.error);
         if (!header) return succeeded({ rows: parsed.rows, rowCount: parsed.rows.length });
         const [columns = [], ...rows] = parsed.rows;
+        if (rows.length * columns.length > maxCsvCells) return failed(tooManyCells(rows.length, columns.length));
         const objects = rows.map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index] ?? ""])));
         return succeeded({ columns, rows: objects, rowCount: objects.length });
       },
@@ -157,7 +161,11 @@ export function createDataTools(context: ToolContext) {
     json_to_csv: tool({
       description: "Write rows (objects or arrays) as CSV with a header row; nested values are written as JSON.",
       inputSchema: schemas.jsonToCsv,
-      execute: async ({ rows, columns, delimiter, header }) => succeeded({ csv: toCsv(rows, { columns, delimiter, header }), rowCount: rows.length }),
+      execute: async ({ rows, columns, delimiter, header }) => {
+        const written = objectColumns(rows, columns);
+        if (written && rows.length * written.length > maxCsvCells) return failed(tooManyCells(rows.length, written.length));
+        return succeeded({ csv: toCsv(rows, { columns, delimiter, header }), rowCount: rows.length });
+      },
     }),
   };
 }

@@ -13,9 +13,11 @@ import { signFileLink } from "../../security/file-links";
 import type { ToolContext } from "../tool-context";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { replaceExactlyOnce } from "../files/exact-once";
+import { maxMediaTypeLength, mediaTypeProblem } from "../files/media-type";
 import { checkFilePath, checkFolderPath, isInside } from "../files/storage-path";
 import { callsOf, changeText, readText, withKeyLock } from "../files/text-object-store";
 import { defaultMaxFileBytes } from "./builtin-config";
+import { compileSafePattern, PatternBudget, searchBudgetUnits } from "../../security/safe-pattern/safe-pattern";
 
 export const filesRoot = "files/";
 const maxGrepFiles = 200;
@@ -32,7 +34,13 @@ const schemas = {
       limit: z.number().int().min(1).max(100_000).optional().describe("Lines to return"),
     }),
   ),
-  write: zodSchema(z.object({ path: FilePath, content: z.string().max(10_000_000), contentType: z.string().max(200).optional().describe('Default "text/plain; charset=utf-8"') })),
+  write: zodSchema(
+    z.object({
+      path: FilePath,
+      content: z.string().max(10_000_000),
+      contentType: z.string().max(maxMediaTypeLength).optional().describe('A media type, e.g. "text/csv; charset=utf-8" (default "text/plain; charset=utf-8")'),
+    }),
+  ),
   list: zodSchema(
     z.object({
       path: z.string().max(512).optional().describe("A folder (default: your folders)"),
@@ -55,7 +63,7 @@ const schemas = {
     z.object({
       pattern: z.string().min(1).max(500),
       path: z.string().max(512).optional().describe("A folder or file to search (default: all your folders)"),
-      regex: z.boolean().optional().describe("Treat pattern as a regular expression (default: plain text)"),
+      regex: z.boolean().optional().describe("Treat pattern as a regular expression (JavaScript syntax; no backreferences or lookaround; default: plain text)"),
       caseSensitive: z.boolean().optional(),
       maxMatches: z.number().int().min(1).max(1_000).optional(),
     }),
@@ -148,7 +156,12 @@ export function createFileTools(context: ToolContext) {
     write_file: tool({
       description: "Create or overwrite a text file in your folders.",
       inputSchema: schemas.write,
-      execute: async ({ path, content, contentType }, { toolCallId }) => change(writable(path), toolCallId, () => ({ text: content, ...(contentType && { contentType }) }), true),
+      execute: async ({ path, content, contentType }, { toolCallId }) => {
+        // Kept with the file and sent as its content-type header when it is downloaded.
+        const problem = contentType === undefined ? undefined : mediaTypeProblem(contentType);
+        if (problem !== undefined) return failed(`contentType ${JSON.stringify(contentType)} is not a valid content type: ${problem}`);
+        return change(writable(path), toolCallId, () => ({ text: content, ...(contentType !== undefined && { contentType }) }), true);
+      },
     }),
 
     list_files: tool({
@@ -192,19 +205,11 @@ export function createFileTools(context: ToolContext) {
       description: "Search your text files for a pattern (plain text by default, or a regular expression); returns matching lines.",
       inputSchema: schemas.grep,
       execute: async ({ pattern, path, regex, caseSensitive, maxMatches = 100 }) => {
-        let matcher: (line: string) => boolean;
-        if (regex) {
-          let compiled: RegExp;
-          try {
-            compiled = new RegExp(pattern, caseSensitive ? "u" : "iu");
-          } catch (error) {
-            return failed(`Invalid regular expression: ${(error as Error).message}`);
-          }
-          matcher = (line) => compiled.test(line);
-        } else {
-          const needle = caseSensitive ? pattern : pattern.toLowerCase();
-          matcher = (line) => (caseSensitive ? line : line.toLowerCase()).includes(needle);
-        }
+        // Plain text or a regular expression, both on the linear-time engine, with one budget for the whole search.
+        const compiled = compileSafePattern(pattern, { ignoreCase: !caseSensitive, literal: !regex });
+        if (!compiled.ok) return failed(`${compiled.kind === "invalid" ? "Invalid regular expression" : "The pattern cannot be used"}: ${compiled.message}`);
+        const matcher = compiled.pattern.matcher();
+        const searchBudget = new PatternBudget(searchBudgetUnits);
         // A single file, or the folders given.
         const single = path !== undefined && path !== "" ? fileTarget(path) : undefined;
         const keys: string[] = [];
@@ -225,6 +230,7 @@ export function createFileTools(context: ToolContext) {
         let searched = 0;
         let bytes = 0;
         let truncated = keys.length > maxGrepFiles;
+        let stoppedAt: { path: string; line: number } | undefined;
         for (const key of keys.slice(0, maxGrepFiles)) {
           if (matches.length >= maxMatches || bytes > maxGrepBytes) {
             truncated = true;
@@ -234,17 +240,29 @@ export function createFileTools(context: ToolContext) {
           if (!read.ok) continue;
           searched += 1;
           bytes += read.value.size;
-          for (const [index, line] of read.value.text.split("\n").entries()) {
-            const clipped = line.length > maxLineLength ? line.slice(0, maxLineLength) : line;
-            if (!matcher(clipped)) continue;
-            matches.push({ path: key.slice(filesRoot.length), line: index + 1, text: clipped });
-            if (matches.length >= maxMatches) {
-              truncated = true;
-              break;
-            }
+          const text = read.value.text;
+          const path = key.slice(filesRoot.length);
+          const result = matcher.searchLines(
+            text,
+            searchBudget,
+            ({ index, start, end }) => {
+              matches.push({ path, line: index + 1, text: text.slice(start, Math.min(end, start + maxLineLength)) });
+              return matches.length < maxMatches;
+            },
+            maxLineLength,
+          );
+          if (result.stopped === "callback") truncated = true;
+          if (result.stopped === "over-budget") {
+            stoppedAt = { path, line: result.line + 1 };
+            break;
           }
         }
-        return succeeded({ matches, filesSearched: searched, ...(truncated && { truncated: true }) });
+        return succeeded({
+          matches,
+          filesSearched: searched,
+          ...((truncated || stoppedAt) && { truncated: true }),
+          ...(stoppedAt && { stoppedAt, note: "The search stopped early: this pattern over this much text costs more than one call may spend. Search the rest with a narrower path or a simpler pattern." }),
+        });
       },
     }),
 

@@ -14,6 +14,7 @@ import type { ToolContext } from "../tool-context";
 import { hopHeader } from "../engine/hop";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { htmlToMarkdown } from "../http/html-to-markdown";
+import { unwrapLinks } from "../http/markdown-links";
 import { isJsonType, isTextType, mediaTypeOf, refusedHeader, sendOutboundRequest } from "../http/outbound-request";
 import { bytesToBase64 } from "./data-tools";
 
@@ -42,10 +43,9 @@ const schemas = {
   ),
 };
 
+/** Plain text of the page's markdown, in linear passes (a page is up to 5 MB; see markdown-links.ts). */
 function stripMarkdown(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+  return unwrapLinks(unwrapLinks(text, "!["), "[")
     .replace(/^#{1,6} /gm, "")
     .replace(/\*\*|`{3}\n?|`/g, "");
 }
@@ -67,17 +67,19 @@ export function createHttpTools(context: ToolContext) {
         const refused = refusedHeader(headers);
         if (refused) return failed(`The header "${refused}" cannot be set`);
         if (body !== undefined && (method === "GET" || method === "HEAD")) return failed(`A ${method} request has no body`);
-        const sent: Record<string, string> = { ...baseHeaders(toolCallId, method), ...lowercase(headers) };
+        const own = lowercase(headers);
         let text: string | undefined;
         if (typeof body === "string") text = body;
         else if (body !== undefined) {
           text = JSON.stringify(body);
-          sent["content-type"] ??= "application/json";
+          own["content-type"] ??= "application/json";
         }
+        // The model's headers (perhaps a token it was given) stay with the origin it named.
         const answer = await sendOutboundRequest({
           url,
           method,
-          headers: sent,
+          headers: baseHeaders(toolCallId, method),
+          originHeaders: own,
           body: text,
           timeoutMs: Math.min(timeoutMs ?? limits.toolTimeout, limits.toolTimeout),
           maxBytes: limits.toolResponseMaxBytes,

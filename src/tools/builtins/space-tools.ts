@@ -98,16 +98,18 @@ export function createSpaceTools(context: ToolContext, order: SerialQueue) {
         // Every streamed delta is handed to the space before the persisted message.
         await context.inputSettled(toolCallId);
         const messageId = messageIdForCall(context.callIds.idFor(toolCallId));
-        const uniqueMentions = [...new Set(mentions ?? [])].filter((id) => id !== context.agent.entityId);
         const stub = context.spaceEvents.ordered(spaceId);
-        const message = await context.spaceEvents.track(stub.postMessage({
+        // The space checks the mentions by the rule the message route follows: a refusal posts nothing.
+        const posted = await context.spaceEvents.track(stub.postAgentMessage({
           id: messageId,
           entityId: context.agent.entityId,
           role: "assistant",
           text,
-          mentions: uniqueMentions,
+          mentions: [...new Set(mentions ?? [])],
         }));
-        if (uniqueMentions.length > 0) await context.wakeMentioned(message);
+        if (!posted.ok) return failed(`Your message was not sent: ${posted.message}. Mention only members of this space (entity ids).`);
+        const message = posted.message;
+        if (message.mentions?.length) await context.wakeMentioned(message);
         return succeeded({ messageId: message.id, seq: message.seq, spaceId });
       },
     }),

@@ -10,6 +10,7 @@ import { prebuiltTools } from "../prebuilt/prebuilt-registry";
 import { runSubagentCall } from "../subagents/run-subagent-call";
 import type { ToolContext } from "../tool-context";
 import { defaultVisible, type ToolConfig } from "../tool-config";
+import { defaultModeOf } from "./decide-display";
 import { hopHeader } from "./hop";
 import { generateImageFile, imagePartFor } from "../images/generate-image-file";
 import type { InlineCall, ResolvedTool } from "./resolved-tool";
@@ -45,6 +46,7 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
       defaultVisible: defaultVisible(config.executionType),
       displayTool: config.displayTool,
       display: config.display,
+      defaultMode: defaultModeOf(config.executionType),
       answeredInSpace: config.executionType === "space",
     },
     policy: { queue: config.queue, cache: config.cache },

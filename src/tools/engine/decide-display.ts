@@ -1,8 +1,10 @@
 /**
- * Where a tool call appears (§5, §6, seed 003): `displayTool` with a
- * `targetSpaceId` → that space (the agent must be a member); `visible` (and
- * every tool a person answers in the space) → the active space, or the
- * contract's "not in a space" error; `display.mode: "hidden"` → nowhere.
+ * Where a tool call appears, and what public-key clients see of it:
+ * `displayTool` with a `targetSpaceId` → that space (the agent must be a
+ * member); `visible` (and every tool a person answers in the space) → the
+ * active space, or the "not in a space" error; `display.mode: "hidden"` →
+ * nowhere. `minimal` (and a prebuilt tool's default) shows public-key clients
+ * only the call's id, name and status.
  */
 import type { ToolContext } from "../tool-context";
 import type { ToolDisplaySettings } from "./resolved-tool";
@@ -10,8 +12,31 @@ import type { ToolCard } from "./tool-events";
 
 export type DisplayDecision = { ok: true; card?: ToolCard } | { ok: false; error: string };
 
-function card(tool: ToolDisplaySettings, spaceId: string): ToolCard {
-  return { spaceId, minimal: tool.display?.mode === "minimal", ...(tool.display?.customUI && { customUI: tool.display.customUI }) };
+type ModeSettings = Pick<ToolDisplaySettings, "display" | "defaultMode">;
+
+/**
+ * How a tool's calls show, decided once from the resolved tool whatever its
+ * provider: the configured `display.mode`, else the tool's default (a
+ * prebuilt tool's is `minimal`: public-key clients see its name, never its
+ * input or output), else `full`.
+ */
+export function displayModeOf(tool: ModeSettings): "full" | "minimal" | "hidden" {
+  return tool.display?.mode ?? tool.defaultMode ?? "full";
+}
+
+/** Whether public-key clients see only a call's id, name and status (its card, approval card, events and replay). */
+export function hiddenFromPublic(tool: ModeSettings): boolean {
+  return displayModeOf(tool) !== "full";
+}
+
+/** The default display mode of a configured tool of this execution type. */
+export function defaultModeOf(executionType: string): "minimal" | undefined {
+  return executionType === "prebuilt" ? "minimal" : undefined;
+}
+
+/** A tool's card in a space: what public-key clients may see of it is decided here. */
+export function cardFor(tool: ToolDisplaySettings, spaceId: string): ToolCard {
+  return { spaceId, minimal: hiddenFromPublic(tool), ...(tool.display?.customUI && { customUI: tool.display.customUI }) };
 }
 
 /** Whether the call goes to the active space (as opposed to a target or nowhere). */
@@ -27,10 +52,10 @@ export async function decideDisplay(tool: ToolDisplaySettings, context: ToolCont
     if (!(await context.isMemberOf(targetSpaceId))) {
       return { ok: false, error: `Tool "${tool.name}" cannot be shown in space "${targetSpaceId}": you are not a member of it` };
     }
-    return { ok: true, card: card(tool, targetSpaceId) };
+    return { ok: true, card: cardFor(tool, targetSpaceId) };
   }
   if (!usesActiveSpace(tool) && !tool.answeredInSpace) return { ok: true };
   const active = context.getActiveSpaceId();
   if (!active) return { ok: false, error: `Tool "${tool.name}" is visible but you are not in a space. Call enter_space first.` };
-  return { ok: true, card: card(tool, active) };
+  return { ok: true, card: cardFor(tool, active) };
 }

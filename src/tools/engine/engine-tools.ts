@@ -11,7 +11,7 @@ import type { ToolStreamObserver } from "../tool-stream-observer";
 import { stripTargetSpaceId, withTargetSpaceId } from "../display-tool-schema";
 import { type ToolCard, toolStarted, toolStreaming } from "./tool-events";
 import { executeToolCall } from "./execute-tool-call";
-import { usesActiveSpace } from "./decide-display";
+import { cardFor, usesActiveSpace } from "./decide-display";
 import type { ResolvedTool } from "./resolved-tool";
 
 /** What the observer learned about a call before it executes. */
@@ -41,11 +41,7 @@ export function createEngineTools(context: ToolContext, resolvedTools: ResolvedT
     track.card = card;
     toolStarted(context.spaceEvents, card, { toolCallId: context.callIds.idFor(modelToolCallId), toolName, agentEntityId: context.agent.entityId, runId: context.runId });
   };
-  const cardOf = (resolved: ResolvedTool, spaceId: string): ToolCard => ({
-    spaceId,
-    minimal: resolved.display.display?.mode === "minimal",
-    customUI: resolved.display.display?.customUI,
-  });
+  const cardOf = (resolved: ResolvedTool, spaceId: string): ToolCard => cardFor(resolved.display, spaceId);
 
   const observer: ToolStreamObserver = {
     inputStart(toolCallId, toolName) {

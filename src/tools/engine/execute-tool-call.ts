@@ -60,7 +60,7 @@ export async function executeToolCall(context: ToolContext, resolved: ResolvedTo
       }),
     );
     messageId = message.id;
-    context.journal.markCard(call.toolCallId, card.spaceId);
+    context.journal.markCard(call.toolCallId, card.spaceId, card.minimal);
   }
 
   const placed = card && messageId ? { ...card, messageId } : undefined;

@@ -19,7 +19,12 @@ export function headOf(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return "";
   const bytes = new TextEncoder().encode(text);
   if (bytes.byteLength <= maxBytes) return text;
-  return new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD+$/, "");
+  const head = new TextDecoder().decode(bytes.subarray(0, maxBytes));
+  // Drop the half character the cut made, by a scan from the end: `/\uFFFD+$/` would retry a long
+  // run of replacement characters (an upstream's invalid bytes) from each of them.
+  let end = head.length;
+  while (end > 0 && head.charCodeAt(end - 1) === 0xfffd) end -= 1;
+  return head.slice(0, end);
 }
 
 /** The size of what the model sees of an outcome. */

@@ -33,7 +33,9 @@ export type SubmitAnswer =
   | { kind: "conflict" }
   | { kind: "expired"; expiresAt: string | null }
   /** The answer does not fit the call (e.g. an approval with arguments the tool refuses): nothing changed. */
-  | { kind: "invalid"; message: string };
+  | { kind: "invalid"; message: string }
+  /** The result does not match the tool's `resultSchema`: nothing changed. */
+  | { kind: "invalid_result"; message: string };
 
 /** The wait ended with an outcome, or goes on (escalated) until `deadline`, with the card now in `card`. */
 export type TimeoutResult = { outcome: ToolOutcome } | { escalated: true; deadline: number; card?: { spaceId: string; messageId: string } };
@@ -57,7 +59,7 @@ export type PendingCallHost = {
   /** Queues a `tool_result` event (idempotent by call id). */
   deliverToInbox(call: PendingCall, outcome: ToolOutcome): void;
   /** Why an answer does not fit its call (checked before anything changes), or undefined. */
-  checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<string | undefined>;
+  checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<Extract<SubmitAnswer, { kind: "invalid" | "invalid_result" }> | undefined>;
   /** The agent stream. */
   publish(type: string, data: Record<string, unknown>): void;
   /** Pushes an event to webhook subscriptions (the agent's, and those of `spaceIds`). */
@@ -89,8 +91,8 @@ export class PendingCallOwner {
         await this.#expire(call);
         return answerFor(this.#settled.get(call.toolCallId) ?? (await this.#current(call.toolCallId)), result);
       }
-      const problem = await this.host.checkAnswer(call, outcome);
-      if (problem !== undefined) return { kind: "invalid", message: problem };
+      const refused = await this.host.checkAnswer(call, outcome);
+      if (refused !== undefined) return refused;
       await this.#stage(call.toolCallId, outcome);
       const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "resolved", { result });
       if (!won) {

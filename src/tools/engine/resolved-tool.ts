@@ -19,6 +19,8 @@ export type ToolDisplaySettings = {
   defaultVisible: boolean;
   displayTool?: boolean;
   display?: { customUI?: string; mode?: "full" | "minimal" | "hidden" };
+  /** The mode when the config names none (prebuilt tools: `minimal`); `full` when absent. */
+  defaultMode?: "minimal";
   /** Answered by a person in the space: always shows in the active space (or its target). */
   answeredInSpace?: boolean;
 };

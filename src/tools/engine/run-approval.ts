@@ -34,16 +34,23 @@ export const ApprovalAnswer = z
 /**
  * What is wrong with an answer to a call, if it is an approval's: not the
  * `{approved, args?, reason?}` shape, or edited arguments that do not fit the
- * configured tool's schema. Undefined when the answer may stand.
+ * gated tool's schema (the one kept when the approval was asked, whatever
+ * provider made the tool; else the configured tool's). Undefined when the
+ * answer may stand.
  */
-export function approvalAnswerProblem(call: { kind: string; toolName: string }, outcome: ToolOutcome, tools: readonly ToolConfig[]): string | undefined {
+export function approvalAnswerProblem(
+  call: { kind: string; toolName: string },
+  outcome: ToolOutcome,
+  schemaOf: { kept: Record<string, unknown> | undefined; tools: readonly ToolConfig[] },
+): string | undefined {
   if (call.kind !== "approval" || outcome.type !== "ok") return undefined;
   const answer = ApprovalAnswer.safeParse(outcome.value);
   if (!answer.success) return 'An approval is answered with {"approved": true | false, "args"?: {…}, "reason"?: "…"}';
   if (!answer.data.args) return undefined;
-  const tool = tools.find((entry) => entry.name === call.toolName);
-  if (!tool) return undefined;
-  const checked = validateToolArguments(resolveConfiguredTool(tool).inputSchema, answer.data.args);
+  const configured = schemaOf.tools.find((entry) => entry.name === call.toolName);
+  const schema = schemaOf.kept ?? (configured ? resolveConfiguredTool(configured).inputSchema : undefined);
+  if (!schema) return undefined;
+  const checked = validateToolArguments(schema, answer.data.args);
   return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
 }
 
@@ -64,7 +71,17 @@ export function needsApproval(approval: ApprovalConfig | undefined, args: unknow
 
 export async function requestApproval(
   context: ToolContext,
-  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; approval: ApprovalConfig; abortSignal?: AbortSignal; minimal?: boolean },
+  call: {
+    toolCallId: string;
+    modelToolCallId: string;
+    toolName: string;
+    args: unknown;
+    approval: ApprovalConfig;
+    abortSignal?: AbortSignal;
+    minimal?: boolean;
+    /** The gated tool's input schema: edited arguments in the answer are checked against it before it is accepted. */
+    argsSchema?: Record<string, unknown>;
+  },
 ): Promise<ApprovalDecision> {
   // Calls the model made before this one in its step (an enter_space) take effect first.
   await context.inputSettled(call.modelToolCallId);
@@ -98,7 +115,7 @@ export async function requestApproval(
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
   context.toolRuntime.setDeadline({ id: `expiry:${approvalId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: approvalId } });
-  context.journal.openWait(approvalId);
+  context.journal.openWait(approvalId, call.argsSchema);
   await context.spaceEvents.track(
     context.spaceEvents.ordered(spaceId).postMessage({
       id: messageId,

@@ -91,7 +91,7 @@ export async function runPendingCall(
     }
     const webhook = settings.webhook;
     // The webhook's first attempt arms its retry deadline in this same turn: announced once, delivered at least once.
-    if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }));
+    if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }), expiresAt ? Date.parse(expiresAt) : undefined);
     const handedOff = await settings.handOff?.();
     if (handedOff) return handedOff;
     context.journal.markAnnounced(call.toolCallId);

@@ -24,6 +24,15 @@ export const WebhookDeadline = z.object({
     url: z.string(),
     body: z.string(),
     attempt: z.number().int(),
+    /** When the first attempt was made (a dead letter says so). */
+    firstAttemptAt: z.number().optional(),
+    /** A pushed call's deadline: its `expiresAt`, or a day after its first attempt. */
+    giveUpAt: z.number().optional(),
+    /** A redelivery an operator started from this dead letter. */
+    deadLetterId: z.string().optional(),
+    lastError: z.string().optional(),
+    /** The delivery is over; what it left to D1 (its dead letter, or a redelivery that got through) is written until it lands. */
+    ended: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("delivered") }), z.object({ outcome: z.literal("dead"), error: z.string() })]).optional(),
   }),
 });
 
@@ -31,4 +40,4 @@ export type ToolDeadline = z.infer<typeof ToolTimeoutDeadline> | z.infer<typeof 
 export type WebhookDeadline = z.infer<typeof WebhookDeadline>;
 
 /** Where the engine keeps its deadlines (the agent object's table). */
-export type DeadlineStore = { setDeadline(deadline: ToolDeadline): void; deleteDeadline(id: string): void };
+export type DeadlineStore = { setDeadline(deadline: ToolDeadline): void; deleteDeadline(id: string): void; getDeadline(id: string): { kind: string } | undefined };

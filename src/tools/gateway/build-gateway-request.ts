@@ -5,6 +5,7 @@
  * without one, the arguments as JSON. Pure; every problem is a result, not a throw.
  */
 import { parseJsonSafely } from "../../json";
+import { originOf, type Pin } from "../../security/pinned-request";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 import type { ToolConfig } from "../tool-config";
 import { fillBodyTemplate, fillTextTemplate } from "./fill-body-template";
@@ -18,7 +19,8 @@ export type GatewayExecution = Extract<ToolConfig, { executionType: "gateway" }>
 /** The parsed config, with `method` optional (it defaults to GET). */
 export type GatewayExecutionInput = Omit<GatewayExecution, "method"> & { method?: GatewayExecution["method"] };
 
-export type GatewayRequest = { url: string; method: string; headers: Record<string, string>; body?: string };
+/** A request ready to send; `pin` is where its configured headers may go (checked again as it is sent). */
+export type GatewayRequest = { url: string; method: string; headers: Record<string, string>; body?: string; pin: Pin };
 export type BuildGatewayRequestResult = { ok: true; request: GatewayRequest } | { ok: false; error: string; kind: "validation" | "permission" };
 
 /**
@@ -37,14 +39,18 @@ export function buildGatewayRequest(
   const url = fillUrlTemplate(execution.url, args);
   if (!url.ok) return { ...url, kind: "validation" };
   // The URL as it will be sent, by this deployment's policy (a stored config may predate it).
-  const urlProblem = outboundUrlProblem(url.value, urlPolicyOf(env));
+  const policy = urlPolicyOf(env);
+  const urlProblem = outboundUrlProblem(url.value, policy);
   if (urlProblem !== undefined) return { ok: false, error: `The tool's URL cannot be called: ${urlProblem}`, kind: "permission" };
+  // The configured URL's own origin: the only place its headers may go (placeholders never reach the host).
+  const origin = originOf(execution.url.replace(/\{\{[^}]*\}\}/g, "x"));
+  if (origin === undefined) return { ok: false, error: "The tool's URL must be an absolute http(s) URL", kind: "validation" };
   const headers = fillHeaders(execution.headers, args, env);
   if (!headers.ok) return headers;
 
   const body = buildBody(execution.body, method, args, execution.headers);
   if (!body.ok) return { ...body, kind: "validation" };
-  const request: GatewayRequest = { url: url.value, method, headers: headers.value };
+  const request: GatewayRequest = { url: url.value, method, headers: headers.value, pin: { origin, policy } };
   if (body.text !== undefined) {
     if (method === "GET") return { ok: false, error: "A GET tool cannot have a body", kind: "validation" };
     request.body = body.text;

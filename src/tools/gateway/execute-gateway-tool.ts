@@ -4,7 +4,9 @@
  * (`{error}`), never a throw, so a failing tool cannot break a cycle.
  */
 import { parseJsonSafely } from "../../json";
+import { pinnedFetch, pinUrl } from "../../security/pinned-request";
 import { buildGatewayRequest } from "./build-gateway-request";
+import { withGatewayHeaders } from "./configured-headers";
 import type { GatewayExecutionInput, GatewayRequest } from "./build-gateway-request";
 import { readLimitedBody } from "./read-limited-body";
 
@@ -18,7 +20,7 @@ export type GatewayToolOptions = {
   fetch?: typeof fetch;
   /** Aborts the request from outside, e.g. when the cycle is cancelled. */
   signal?: AbortSignal;
-  /** Headers the gateway adds (e.g. `idempotency-key`); a header the tool configures itself wins. */
+  /** Headers the gateway adds: the hop count always wins over a configured header; others (`idempotency-key`) yield to one. */
   extraHeaders?: Record<string, string>;
 };
 
@@ -48,17 +50,19 @@ export type SendOptions = Pick<GatewayToolOptions, "timeoutMs" | "maxResponseByt
 
 /**
  * Sends a request built elsewhere (a gateway tool's, an OpenAPI operation's):
- * bounded in time, in response size and depth, no redirects followed, JSON
- * answers parsed. Never throws.
+ * only to its pinned origin (`security/pinned-request.ts`), bounded in time,
+ * in response size and depth, no redirects followed, JSON answers parsed.
+ * Never throws.
  */
 export async function sendGatewayRequest(request: GatewayRequest, options: SendOptions): Promise<GatewayToolResult> {
-  const configured = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
-  for (const [name, value] of Object.entries(options.extraHeaders ?? {})) {
-    if (!configured.has(name.toLowerCase())) request.headers[name] = value;
-  }
-  const host = new URL(request.url).host;
+  // The gateway's own headers (the hop count) replace configured ones; a configured idempotency-key stays.
+  request.headers = withGatewayHeaders(request.headers, options.extraHeaders);
+  // The one check every request with configured headers passes, on the URL as it is sent.
+  const pinned = pinUrl(request.url, request.pin);
+  if (!pinned.ok) return { ok: false, error: `The request was not sent: ${pinned.error}`, kind: "permission" };
+  const host = pinned.url.host;
   const maxBytes = options.maxResponseBytes;
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const doFetch = pinnedFetch(request.pin, options.fetch);
 
   if (options.signal?.aborted) return { ok: false, error: "Tool request was cancelled", kind: "timeout" };
   const controller = new AbortController();
@@ -78,12 +82,11 @@ export async function sendGatewayRequest(request: GatewayRequest, options: SendO
 
   try {
     const response = await Promise.race([
-      doFetch(request.url, {
+      doFetch(pinned.url, {
         method: request.method,
         headers: request.headers,
         body: request.body,
         signal: controller.signal,
-        redirect: "manual",
       }),
       interrupted,
     ]);

@@ -2,9 +2,11 @@
  * Fills a gateway tool's header values: `${env.NAME}` from the Worker's string
  * secrets and `{{param}}` from the arguments, in one pass so that an argument
  * can never smuggle in a `${env.…}` reference. An unknown secret is an error,
- * never sent literally; a value with a line break is refused.
+ * never sent literally; a value with a line break is refused, and so is
+ * any filled value the header rule of `configured-headers.ts` refuses.
  */
 import { describeSecretRefusal, readSecret } from "../../security/secret-policy";
+import { headerNameProblem, headerValueProblem } from "./configured-headers";
 import { argumentText, lookupArgument, placeholderPattern, secretReferencePattern } from "./template-arguments";
 
 /** `permission`: a secret the policy refuses or that is not set; `validation`: an argument or a value that cannot go in a header. */
@@ -43,11 +45,10 @@ export function fillHeaders(
       return text;
     });
     if (error !== undefined) return { ok: false, error, kind };
-    try {
-      new Headers().set(name, value);
-    } catch {
-      return { ok: false, error: `Header "${name}" is not a valid HTTP header`, kind: "validation" };
-    }
+    if (headerNameProblem(name) !== undefined) return { ok: false, error: `Header "${name}" is not a valid HTTP header`, kind: "validation" };
+    // The filled value, by the rule its literal text met at save (a secret may bring what the config could not).
+    const problem = headerValueProblem(value);
+    if (problem !== undefined) return { ok: false, error: `Header "${name}" cannot be sent: ${problem}`, kind: "validation" };
     filled[name] = value;
   }
   return { ok: true, value: filled };

@@ -6,6 +6,8 @@
  * document order, so a little state (what is open, whether inside `<pre>`) is
  * enough; a missing end tag costs a marker, never text.
  */
+import { dropEmptyLinks, trimAroundLineBreaks } from "./markdown-links";
+
 const skipped = new Set(["script", "style", "noscript", "template", "svg", "iframe", "canvas", "object", "head", "select", "button"]);
 const blocks = new Set(["p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "ul", "ol", "dl", "table", "blockquote", "figure", "figcaption", "form", "fieldset", "address", "details", "summary"]);
 const voidElements = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
@@ -116,18 +118,17 @@ export async function htmlToMarkdown(html: string, baseUrl: string): Promise<Pag
 /**
  * Collapses the whitespace the markers left (no spaces around line breaks, at
  * most one blank line, empty markers dropped), outside code blocks only:
- * inside them every space is the page's.
+ * inside them every space is the page's. Linear in the text (a page is up to
+ * 5 MB): the code-block split fails only from an opening fence with no fence
+ * after it, which only the last one or two can be; `**  **` and "``" are
+ * tried only where they start and scan one run of spaces; the rest is done
+ * by the scanners of markdown-links.ts, not by expressions that rescan.
  */
 function tidy(text: string): string {
   return text
     .split(/(\n```\n[\s\S]*?\n```\n)/)
     .map((piece, index) =>
-      index % 2 === 1
-        ? piece
-        : piece
-            .replace(/[ \t]+\n/g, "\n")
-            .replace(/\n[ \t]+/g, "\n")
-            .replace(/\*\*\s*\*\*|(?<!`)``(?!`)|\[\]\([^)]*\)/g, ""),
+      index % 2 === 1 ? piece : dropEmptyLinks(trimAroundLineBreaks(piece).replace(/\*\*\s*\*\*|(?<!`)``(?!`)/g, "")),
     )
     .join("")
     .replace(/\n{3,}/g, "\n\n")

@@ -2,15 +2,24 @@
  * One HTTP request a built-in makes on the model's behalf (`http_request`,
  * `fetch_page`): the URL policy checked right before each request (and each
  * redirect it follows), a timeout over the whole exchange, the body read as a
- * stream up to a cap. Never throws: a failure is a message for the model.
+ * stream up to a cap. The model's own headers go only to the origin it named
+ * (a redirect elsewhere goes without them). Never throws: a failure is a
+ * message for the model.
  */
+import { originOf, pinUrl } from "../../security/pinned-request";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 import { readLimitedBody } from "../gateway/read-limited-body";
 
 export type OutboundRequest = {
   url: string;
   method: string;
+  /** The gateway's own headers, sent on every request and redirect. */
   headers?: Record<string, string>;
+  /**
+   * The caller's headers (the model's): sent to the origin it named, and to a
+   * redirect on that same origin, never to another one (`pinUrl`).
+   */
+  originHeaders?: Record<string, string>;
   body?: string;
   timeoutMs: number;
   /** Bytes of the answer kept; past it the body is cut (`truncated`). */
@@ -60,11 +69,14 @@ export async function sendOutboundRequest(request: OutboundRequest): Promise<Out
   try {
     let url = request.url;
     const follow = request.method === "GET" || request.method === "HEAD";
+    const named = originOf(url);
     for (let redirects = 0; ; redirects += 1) {
       const problem = outboundUrlProblem(url, policy);
       if (problem !== undefined) return { ok: false, error: `Cannot call ${url}: ${problem}` };
+      const sameOrigin = named !== undefined && pinUrl(url, { origin: named, policy }).ok;
+      const headers = { ...request.headers, ...(sameOrigin && request.originHeaders) };
       const response = await Promise.race([
-        fetch(url, { method: request.method, headers: request.headers, body: request.body, redirect: "manual", signal: controller.signal }),
+        fetch(url, { method: request.method, headers, body: request.body, redirect: "manual", signal: controller.signal }),
         interrupted,
       ]);
       const location = response.headers.get("location");

@@ -10,6 +10,7 @@ import { createImageModel } from "../../models/create-image-model";
 import type { ImageModelConfig } from "../../models/image-model-config";
 import type { MessagePart } from "../../protocol/message";
 import { signFileLink, maxFileLinkSeconds } from "../../security/file-links";
+import { servableContentType } from "../files/media-type";
 import type { ToolContext } from "../tool-context";
 
 export const maxImageBytes = 10_000_000;
@@ -28,7 +29,7 @@ export async function generateImageFile(
   const key = imageKey(context.agent.agentId, input.toolCallId);
   const existing = await bucket.head(key);
   if (existing) {
-    return { ok: true, image: { key, mediaType: existing.httpMetadata?.contentType ?? "image/png", size: existing.size, prompt: input.prompt, model: existing.customMetadata?.model ?? "" } };
+    return { ok: true, image: { key, mediaType: servableContentType(existing.httpMetadata?.contentType, "image/png"), size: existing.size, prompt: input.prompt, model: existing.customMetadata?.model ?? "" } };
   }
   const made = await createImageModel(config, context.env);
   if (!made.ok) return { ok: false, error: made.error };
@@ -48,7 +49,8 @@ export async function generateImageFile(
     });
     const bytes = result.image.uint8Array;
     if (bytes.byteLength > maxImageBytes) return { ok: false, error: `The image is ${bytes.byteLength} bytes, over the ${maxImageBytes}-byte limit` };
-    const mediaType = result.image.mediaType || "image/png";
+    // The SDK reads the type from the bytes; it is kept with the file and served as its content-type.
+    const mediaType = servableContentType(result.image.mediaType || "image/png");
     await bucket.put(key, bytes, {
       httpMetadata: { contentType: mediaType },
       customMetadata: { prompt: input.prompt.slice(0, 500), model: made.model.modelId, toolCallId: input.toolCallId },

@@ -2,22 +2,31 @@
  * Compiles a tool's input schema once, refusing schemas that could never
  * validate anything: the wrong shape for a keyword (checked against the
  * meta-schema of its draft), a `pattern` or `patternProperties` key that is
- * not a valid regular expression (with the `u` flag the validator uses), a
- * `$ref` that does not resolve inside the schema (remote references are never
- * fetched), and `$ref`s that loop back to themselves without going into the
- * value (validation would recurse forever). Uses `@cfworker/json-schema`: no
- * `eval`, so it runs on Workers. Results are cached per schema object and per
- * schema text (a bounded number), so reading a stored config again is cheap.
+ * not a regular expression the linear-time engine runs (`string-checks.ts`:
+ * no backreferences, no lookaround), a `$ref` that does not resolve inside
+ * the schema (remote references are never fetched), `$ref`s that loop back
+ * to themselves without going into the value (validation would recurse
+ * forever), and schemas whose subschemas fan out so far that checking even
+ * an empty object costs more than a call may spend (`safe-validator.ts`).
+ * Uses `@cfworker/json-schema`: no `eval`, so it runs on Workers. Results
+ * are cached per schema object and per schema text (a bounded number), so
+ * reading a stored config again is cheap.
  */
 import { dereference, Validator } from "@cfworker/json-schema";
 import type { OutputUnit, Schema, SchemaDraft } from "@cfworker/json-schema";
 import { keywordExpectations, metaSchemaFor } from "./meta-schema";
-import { schemaReferenceProblems } from "./schema-reference-problems";
+import { decodeSegment, pointerSegments } from "./pointer-segments";
+import { maxValidationUnits, SafeValidator } from "./safe-validator";
+import { collectNodes, schemaReferenceProblems } from "./schema-reference-problems";
+import { planStringChecks } from "./string-checks";
+import { fanOutProblemPath } from "./validation-cost";
 
 /** A problem in a schema: `path` is the keyword's place in it, e.g. `["properties", "x", "pattern"]`. */
 export type SchemaProblem = { path: string[]; message: string };
 
-export type CompiledSchema = { ok: true; validator: Validator } | { ok: false; problems: SchemaProblem[] };
+export { pointerSegments };
+
+export type CompiledSchema = { ok: true; validator: SafeValidator } | { ok: false; problems: SchemaProblem[] };
 
 /** By object (the same config object) and by text (a stored config is parsed afresh on every read). */
 const compiledByObject = new WeakMap<object, CompiledSchema>();
@@ -62,9 +71,17 @@ function compile(schema: Record<string, unknown>): CompiledSchema {
     return { ok: false, problems: [{ path: [], message: `The schema's identifiers ($id) cannot be resolved: ${firstLine(error)}` }] };
   }
   const referenceProblems = schemaReferenceProblems(copy, lookup);
-  if (referenceProblems.length > 0) return { ok: false, problems: referenceProblems };
+  // Patterns are compiled (and the copy rewritten for the validator) only once the references are sound.
+  const nodes = collectNodes(copy, lookup);
+  const strings = referenceProblems.length > 0 ? undefined : planStringChecks(nodes);
+  if (strings !== undefined && !strings.ok) return { ok: false, problems: strings.problems };
+  if (strings === undefined) return { ok: false, problems: referenceProblems };
+  const fanOut = fanOutProblemPath(nodes, lookup, maxValidationUnits);
+  if (fanOut !== undefined) {
+    return { ok: false, problems: [{ path: fanOut, message: `Applies more than ${maxValidationUnits} subschemas to one value (through $ref, allOf, anyOf, oneOf, not, if/then/else): validation would take too long` }] };
+  }
   try {
-    const validator = new Validator(copy, draft, false);
+    const validator = new SafeValidator(copy, draft, lookup, strings.plan);
     // One trial run: whatever the static checks missed throws here, not at the first call.
     validator.validate({});
     return { ok: true, validator };
@@ -109,22 +126,6 @@ function describeShapeError(error: OutputUnit, leaves: OutputUnit[]): string {
   return expectation ?? error.error.replace(/\.$/, "");
 }
 
-/** `#/properties/a~1b/0` → `["properties", "a/b", "0"]`. */
-export function pointerSegments(location: string): string[] {
-  const pointer = location.replace(/^#/, "");
-  if (pointer === "") return [];
-  return pointer.slice(1).split("/").map(decodeSegment);
-}
-
-function decodeSegment(segment: string): string {
-  let decoded = segment;
-  try {
-    decoded = decodeURIComponent(segment);
-  } catch {
-    // keep it as it is
-  }
-  return decoded.replace(/~1/g, "/").replace(/~0/g, "~");
-}
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0].trim();

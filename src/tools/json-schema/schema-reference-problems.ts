@@ -1,6 +1,6 @@
 /**
- * What a schema's shape cannot tell: whether its regular expressions compile,
- * whether every `$ref` lands on a schema inside it, and whether `$ref`s form
+ * What a schema's shape cannot tell: whether every `$ref` lands on a schema
+ * inside it, and whether `$ref`s form
  * a loop that never goes into the value (`{"$ref": "#"}`, or an `allOf` that
  * refers back to its own schema), on which validation would recurse until the
  * stack overflows. Works on a schema already passed through cfworker's
@@ -8,8 +8,11 @@
  */
 import type { Schema } from "@cfworker/json-schema";
 import type { SchemaProblem } from "./compile-input-schema";
+import { pointerSegments } from "./pointer-segments";
 
-type Node = { schema: Record<string, unknown>; path: string[] };
+/** A schema object inside a schema, and where: its path of keywords and names. */
+export type SchemaNode = { schema: Record<string, unknown>; path: string[] };
+type Node = SchemaNode;
 
 /** Keywords whose value is one schema, an array of schemas, or a map of schemas. */
 const singleSchema = ["additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties", "propertyNames", "not", "if", "then", "else", "contentSchema"];
@@ -24,16 +27,6 @@ export function schemaReferenceProblems(root: Schema, lookup: Record<string, Sch
   const nodes = collectNodes(root);
   const problems: SchemaProblem[] = [];
   for (const { schema, path } of nodes) {
-    if (typeof schema.pattern === "string") {
-      const problem = regexProblem(schema.pattern);
-      if (problem) problems.push({ path: [...path, "pattern"], message: problem });
-    }
-    if (isRecord(schema.patternProperties)) {
-      for (const key of Object.keys(schema.patternProperties)) {
-        const problem = regexProblem(key);
-        if (problem) problems.push({ path: [...path, "patternProperties", key], message: `The key ${problem.replace(/^Not/, "is not")}` });
-      }
-    }
     if (typeof schema.$ref === "string" && lookup[absoluteRef(schema)] === undefined) {
       problems.push({ path: [...path, "$ref"], message: unresolvedMessage(schema.$ref, absoluteRef(schema), lookup) });
     }
@@ -48,12 +41,25 @@ export function schemaReferenceProblems(root: Schema, lookup: Record<string, Sch
   return loopProblems(nodes, lookup);
 }
 
-function collectNodes(root: Schema): Node[] {
+/**
+ * Every schema object inside `root` (subschemas of every applicator), with its
+ * path; with `lookup`, also every object a `$ref` can land on (a pointer may
+ * name one under any keyword, `#/x-anything`), so that nothing the validator
+ * can apply is left unchecked.
+ */
+export function collectNodes(root: Schema, lookup: Record<string, Schema | boolean> = {}): Node[] {
   const nodes: Node[] = [];
+  const seen = new Set<object>();
   const stack: { value: unknown; path: string[] }[] = [{ value: root, path: [] }];
+  // Pushed first, popped last: a node reachable from the root keeps its path from the root.
+  for (const [uri, target] of Object.entries(lookup)) {
+    const fragment = uri.includes("#") ? uri.slice(uri.indexOf("#")) : "";
+    stack.unshift({ value: target, path: fragment.startsWith("#/") ? pointerSegments(fragment) : [uri] });
+  }
   while (stack.length > 0) {
     const { value, path } = stack.pop() as { value: unknown; path: string[] };
-    if (!isRecord(value)) continue;
+    if (!isRecord(value) || seen.has(value)) continue;
+    seen.add(value);
     nodes.push({ schema: value, path });
     for (const keyword of singleSchema) if (isRecord(value[keyword])) stack.push({ value: value[keyword], path: [...path, keyword] });
     for (const keyword of schemaArrays) {
@@ -132,15 +138,6 @@ function unresolvedMessage(reference: string, absolute: string, lookup: Record<s
   return known
     ? `$ref "${reference}" does not point at a schema inside this schema`
     : `$ref "${reference}" points outside this schema; remote references are never fetched (use #/$defs/… inside the schema)`;
-}
-
-function regexProblem(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern, "u");
-    return undefined;
-  } catch (error) {
-    return `Not a valid regular expression: ${(error as Error).message}`;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -4,15 +4,17 @@
  * overall deadline for both attempts; the tool list read page by page
  * (`nextCursor`); tool calls with progress; and a close that ends the
  * session with the spec's `DELETE` before dropping the connection (the SDK's
- * `close()` alone only aborts). Every request the transports make goes by
- * the URL policy.
+ * `close()` alone only aborts). Every request the transports make carries
+ * the server's configured headers, so it is pinned to the server's origin
+ * (`security/pinned-request.ts`): the URL policy, no redirects followed.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { outboundUrlProblem, type UrlPolicy } from "../../security/url-policy";
+import { McpSchemaValidator } from "./mcp-schema-validator";
+import { originOf, pinnedFetch } from "../../security/pinned-request";
+import type { UrlPolicy } from "../../security/url-policy";
 
 /** What a server says about one of its tools. */
 export type McpToolDefinition = {
@@ -93,13 +95,13 @@ export class McpConnection {
   /** Connects (Streamable HTTP, then SSE for `transport: "http"`), all within `options.deadline`. */
   static async open(options: OpenOptions): Promise<McpConnection> {
     const requestInit: RequestInit = { headers: options.headers };
-    // Every request the transports make (an SSE server names its own endpoint) goes by the URL policy.
-    const policyFetch = (input: string | URL, init?: RequestInit) => {
-      const problem = outboundUrlProblem(String(input), options.policy);
-      return problem === undefined ? fetch(input, init) : Promise.reject(new Error(problem));
-    };
+    const origin = originOf(options.url);
+    if (origin === undefined) throw new Error("The MCP server's URL must be an absolute http(s) URL");
+    // Every request the transports make (an SSE server names its own endpoint) carries the
+    // configured headers: each stays on the server's origin, by the URL policy, without redirects.
+    const policyFetch = pinnedFetch({ origin, policy: options.policy });
     const attempt = async (kind: "http" | "sse") => {
-      const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+      const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new McpSchemaValidator() });
       const url = new URL(options.url);
       const transportOptions = { requestInit, fetch: policyFetch };
       const transport = kind === "http" ? new StreamableHTTPClientTransport(url, transportOptions) : new SSEClientTransport(url, transportOptions);

@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { OutboundUrl } from "../../security/url-policy";
 import { checkHeaderSecrets } from "../gateway/check-gateway-config";
+import { ConfiguredHeaders } from "../gateway/configured-headers";
 import { maxToolTimeoutMs, QueueName, ToolCache, ToolDisplay } from "../tool-config";
 
 export const defaultConnectTimeoutMs = 10_000;
@@ -23,7 +24,7 @@ export const McpServerConfig = z
     /** The same as `allowedTools` (the name every provider uses); when both are given, a tool must be in both. */
     toolsAllowed: toolNames.optional(),
     toolsDenied: toolNames.optional(),
-    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
+    headers: ConfiguredHeaders.optional(),
     /** Calls show in the active space like a visible gateway tool (default false). */
     visible: z.boolean().optional(),
     display: ToolDisplay.optional(),

@@ -9,6 +9,7 @@
  * media type, two parameters with one name, a schema that cannot compile)
  * is listed in `skipped` with the reason.
  */
+import { joinPathToBase } from "../../security/pinned-request";
 import { checkInputSchema } from "../json-schema/check-input-schema";
 import { providerAllows } from "../providers/provider-config";
 import { providerToolName } from "../providers/tool-naming";
@@ -42,6 +43,9 @@ export function operationLabel(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
 }
 
+/** The longest operation path a document may give (real ones are a few dozen characters). */
+export const maxOperationPathLength = 2_048;
+
 export function operationsOf(document: Json, provider: { name: string; toolsAllowed?: string[]; toolsDenied?: string[] }): { operations: OpenApiOperation[]; skipped: SkippedOperation[] } {
   const operations: OpenApiOperation[] = [];
   const skipped: SkippedOperation[] = [];
@@ -49,6 +53,11 @@ export function operationsOf(document: Json, provider: { name: string; toolsAllo
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = dereference(document, rawItem);
     if (!isObject(item)) continue;
+    // A document's path is scanned for `{…}` templates by expressions that retry from each "{": bound it first.
+    if (path.length > maxOperationPathLength) {
+      skipped.push({ operation: `${path.slice(0, 100)}…`, error: `the path is longer than ${maxOperationPathLength} characters` });
+      continue;
+    }
     for (const method of methods) {
       const operation = item[method];
       if (!isObject(operation)) continue;
@@ -64,6 +73,9 @@ export function operationsOf(document: Json, provider: { name: string; toolsAllo
 }
 
 function buildOperation(document: Json, providerName: string, path: string, method: (typeof methods)[number], operationId: string, item: Json, operation: Json): OpenApiOperation | { error: string } {
+  // A document's path is joined onto the base URL: it must be a plain path, so it can never name another host or port.
+  const pathProblem = operationPathProblem(path);
+  if (pathProblem !== undefined) return { error: pathProblem };
   const converter = new SchemaConverter(document);
   const properties: Json = {};
   const required: string[] = [];
@@ -132,24 +144,49 @@ function buildOperation(document: Json, providerName: string, path: string, meth
   };
 }
 
+/** Why an operation's path cannot be joined onto a base URL, or undefined. */
+export function operationPathProblem(path: string): string | undefined {
+  const joined = joinPathToBase("https://base.invalid/", path);
+  return joined.ok ? undefined : joined.error;
+}
+
 function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** Where requests go: the config's `baseUrl`, else the document's first server (variables at their defaults, relative to the document's URL). */
-export function baseUrlOf(document: Json, configured: string | undefined, specUrl: string | undefined): string | undefined {
-  if (configured) return configured;
+export type BaseUrl = { ok: true; baseUrl: string } | { ok: false; error: string };
+
+/**
+ * Where requests go: the config's `baseUrl`, else the document's first server
+ * (variables at their defaults, relative to the document's URL). A fetched
+ * document does not get to send the provider's configured headers elsewhere:
+ * when the provider has headers and no `baseUrl`, a server on another origin
+ * than the document's own URL is refused (set `baseUrl` to call it). An
+ * inline document is part of the config, so its server is the config's word.
+ */
+export function baseUrlOf(document: Json, provider: { baseUrl?: string; headers?: Record<string, string> }, specUrl: string | undefined): BaseUrl {
+  if (provider.baseUrl) return { ok: true, baseUrl: provider.baseUrl };
   const [server] = asArray(document.servers);
-  if (!isObject(server) || typeof server.url !== "string") return specUrl ? new URL("/", specUrl).href : undefined;
+  if (!isObject(server) || typeof server.url !== "string") {
+    return specUrl ? { ok: true, baseUrl: new URL("/", specUrl).href } : { ok: false, error: "No base URL: set baseUrl, or give the document a servers entry" };
+  }
   let url = server.url;
   if (isObject(server.variables)) {
     for (const [name, variable] of Object.entries(server.variables)) {
       if (isObject(variable) && typeof variable.default === "string") url = url.replaceAll(`{${name}}`, variable.default);
     }
   }
+  let resolved: URL;
   try {
-    return new URL(url, specUrl).href;
+    resolved = new URL(url, specUrl);
   } catch {
-    return undefined;
+    return { ok: false, error: `The document's server "${url.slice(0, 200)}" is not a URL: set baseUrl` };
   }
+  if (specUrl !== undefined && provider.headers !== undefined && Object.keys(provider.headers).length > 0 && resolved.origin !== new URL(specUrl).origin) {
+    return {
+      ok: false,
+      error: `The document's server ${resolved.origin} is not where the document came from (${new URL(specUrl).origin}); the provider's headers go only to an origin its config names: set baseUrl to call it`,
+    };
+  }
+  return { ok: true, baseUrl: resolved.href };
 }

@@ -27,11 +27,12 @@ export function openApiProvider(provider: OpenApiProviderConfig): ToolProvider {
         context.publish("openapi.failed", { provider: provider.name, error: loaded.error });
         return { tools: [] };
       }
-      const baseUrl = baseUrlOf(loaded.document, provider.baseUrl, loaded.specUrl);
-      if (!baseUrl) {
-        context.publish("openapi.failed", { provider: provider.name, error: "No base URL: set baseUrl, or give the document a servers entry" });
+      const base = baseUrlOf(loaded.document, provider, loaded.specUrl);
+      if (!base.ok) {
+        context.publish("openapi.failed", { provider: provider.name, error: base.error });
         return { tools: [] };
       }
+      const { baseUrl } = base;
       const { operations, skipped } = operationsOf(loaded.document, provider);
       for (const skip of skipped) context.publish("openapi.operation.skipped", { provider: provider.name, ...skip });
       context.publish("openapi.loaded", { provider: provider.name, baseUrl, tools: operations.map((operation) => operation.name) });

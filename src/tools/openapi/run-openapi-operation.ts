@@ -4,11 +4,13 @@
  * rules of `fill-url-template.ts`: no `..`, no new segments, never another
  * host), query parameters encoded by URLSearchParams, header parameters
  * without line breaks and never over a configured header, the provider's
- * `${env.NAME}` secrets by the secret policy, the final URL by the URL
- * policy, and the answer bounded in time, size and depth
+ * `${env.NAME}` secrets by the secret policy, the document's path joined as
+ * a path only and the final URL pinned to the base URL's origin
+ * (`security/pinned-request.ts`), and the answer bounded in time, size and depth
  * (`sendGatewayRequest`).
  */
-import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
+import { joinPathToBase, originOf, pinUrl } from "../../security/pinned-request";
+import { urlPolicyOf } from "../../security/url-policy";
 import { sendGatewayRequest, type GatewayToolResult } from "../gateway/execute-gateway-tool";
 import type { GatewayRequest } from "../gateway/build-gateway-request";
 import { fillHeaders } from "../gateway/fill-headers";
@@ -28,8 +30,12 @@ export function buildOperationRequest(
   env: Record<string, unknown>,
 ): Built {
   const values = (typeof args === "object" && args !== null && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
-  const template = `${baseUrl.replace(/\/+$/, "")}${operation.path.replace(/\{([^}]+)\}/g, "{{$1}}")}`;
-  const filled = fillUrlTemplate(template, values);
+  // The document's path is joined as a path only: it can never name another host or port.
+  const joined = joinPathToBase(baseUrl, operation.path);
+  if (!joined.ok) return { ok: false, error: `The operation cannot be called: ${joined.error}`, kind: "permission" };
+  const origin = originOf(baseUrl);
+  if (origin === undefined) return { ok: false, error: "The provider's base URL is not an absolute http(s) URL", kind: "validation" };
+  const filled = fillUrlTemplate(joined.value.replace(/\{([^}]+)\}/g, "{{$1}}"), values);
   if (!filled.ok) return { ok: false, error: filled.error, kind: "validation" };
   const url = new URL(filled.value);
   const headers: Record<string, string> = {};
@@ -44,8 +50,9 @@ export function buildOperationRequest(
       headers[parameter.name.toLowerCase()] = text;
     }
   }
-  const problem = outboundUrlProblem(url.href, urlPolicyOf(env));
-  if (problem !== undefined) return { ok: false, error: `The operation's URL cannot be called: ${problem}`, kind: "permission" };
+  const policy = urlPolicyOf(env);
+  const pinned = pinUrl(url, { origin, policy });
+  if (!pinned.ok) return { ok: false, error: `The operation's URL cannot be called: ${pinned.error}`, kind: "permission" };
   const configured = fillHeaders(configuredHeaders, {}, env);
   if (!configured.ok) return configured;
   // A configured header (a secret) always wins over a parameter of the same name.
@@ -53,7 +60,7 @@ export function buildOperationRequest(
     delete headers[name.toLowerCase()];
     headers[name] = value;
   }
-  const request: GatewayRequest = { url: url.href, method: operation.method, headers };
+  const request: GatewayRequest = { url: pinned.url.href, method: operation.method, headers, pin: { origin, policy } };
   if (operation.body && values.body !== undefined) {
     if (operation.body.mediaType === "application/json") request.body = JSON.stringify(values.body);
     else {

@@ -11,7 +11,7 @@ import { byteLength } from "../../json";
 import { ContextBudget } from "../engine/context-budget";
 import { createEngineTools } from "../engine/engine-tools";
 import { limitOutput, modelBytes } from "../engine/limit-output";
-import type { ResolvedTool } from "../engine/resolved-tool";
+import type { ResolvedTool, ToolDisplaySettings } from "../engine/resolved-tool";
 import { failed, isToolOutcome, outcomeFailureKind, outcomeStatus, succeeded, type ToolOutcome, withMeta } from "../engine/tool-outcome";
 import type { ToolContext } from "../tool-context";
 import type { ToolStreamObserver } from "../tool-stream-observer";
@@ -26,6 +26,8 @@ export type AssembledTools = {
   instructions: ProviderInstructions[];
   /** Each offered tool's provider. */
   providers: Record<string, string>;
+  /** How each engine tool shows (built-ins have none): the one source of a call's audience, approval cards included. */
+  displays: Record<string, ToolDisplaySettings>;
 };
 
 /** Instructions a provider may put in the system prompt, at most this long each. */
@@ -75,7 +77,8 @@ export async function assembleTools(context: ToolContext, providers: ToolProvide
     const text = loaded[index].instructions?.trim();
     return text ? [{ provider: provider.name, kind: provider.kind, text: text.slice(0, maxInstructionsChars) }] : [];
   });
-  return { tools, observers: [...loaded.flatMap((entry) => entry.observers ?? []), observer], instructions, providers: owners };
+  const displays = Object.fromEntries(engine.map((resolved) => [resolved.name, resolved.display]));
+  return { tools, observers: [...loaded.flatMap((entry) => entry.observers ?? []), observer], instructions, providers: owners, displays };
 }
 
 /** One tool, wrapped for the output limit, the step's context budget and the statistics. */

@@ -13,6 +13,7 @@
 import { z } from "@hono/zod-openapi";
 import { OutboundUrl } from "../../security/url-policy";
 import { checkHeaderSecrets } from "../gateway/check-gateway-config";
+import { ConfiguredHeaders } from "../gateway/configured-headers";
 import { maxToolTimeoutMs, QueueName, ToolCache, ToolDisplay, toolNamePattern } from "../tool-config";
 
 export const providerNamePattern = /^[a-zA-Z0-9_-]{1,32}$/;
@@ -43,7 +44,7 @@ export const OpenApiProviderConfig = z
     /** Where requests go; default the document's first `servers` URL (relative ones against `spec.url`). */
     baseUrl: OutboundUrl.optional(),
     /** Sent with every request; `${env.NAME}` secrets by the secret policy (e.g. `Authorization: Bearer ${env.API_TOKEN}`). */
-    headers: z.record(z.string().max(256), z.string().max(8192)).optional(),
+    headers: ConfiguredHeaders.optional(),
     /** The largest answer read (default `limits.toolOutputMaxBytes`). */
     maxResponseBytes: z.number().int().positive().max(50_000_000).optional(),
     /** How long a document fetched from `spec.url` is kept before it is fetched again (default 10 minutes). */

@@ -148,6 +148,9 @@ describe("buildGatewayRequest: headers", () => {
 });
 
 describe("buildGatewayRequest: body", () => {
+  // Where the request's configured headers may go: the configured URL's own origin.
+  const hExample = { origin: "https://h.example", policy: { allowPrivateHosts: true } };
+
   it("fills a configured JSON body, keeping whole-placeholder values typed", () => {
     const request = built(
       buildGatewayRequest(
@@ -191,14 +194,14 @@ describe("buildGatewayRequest: body", () => {
   it("sends the arguments as JSON for POST, PUT and PATCH without a configured body", () => {
     for (const method of ["POST", "PUT", "PATCH"] as const) {
       const request = built(buildGatewayRequest({ url: "https://h.example/", method }, { city: "Oslo" }, {}));
-      expect(request).toEqual({ url: "https://h.example/", method, headers: { "content-type": "application/json" }, body: '{"city":"Oslo"}' });
+      expect(request).toEqual({ url: "https://h.example/", method, headers: { "content-type": "application/json" }, body: '{"city":"Oslo"}', pin: hExample });
     }
   });
 
   it("sends no body for GET and DELETE, and does not append unused arguments", () => {
     for (const method of ["GET", "DELETE"] as const) {
       const request = built(buildGatewayRequest({ url: "https://h.example/items/{{id}}", method }, { id: "9", extra: "x" }, {}));
-      expect(request).toEqual({ url: "https://h.example/items/9", method, headers: {} });
+      expect(request).toEqual({ url: "https://h.example/items/9", method, headers: {}, pin: hExample });
     }
     expect(built(buildGatewayRequest({ url: "https://h.example/" }, {}, {})).method).toBe("GET");
   });

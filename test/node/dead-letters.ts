@@ -1,0 +1,99 @@
+/**
+ * Dead letters for the node tests, against the real gateway:
+ *
+ * - `expiredCallDeadLetter`: made the real way, in about two seconds: an
+ *   external tool pushes its call to a receiver that refuses it, and the
+ *   call's `expiresIn` passes first;
+ * - `subscriptionDeadLetter`: a subscription's event that spent its retry
+ *   schedule. The schedule is about 28 hours long, so the row the agent
+ *   object would then land is written straight to the dev server's D1 (as
+ *   `npm run chaos` reads it): everything from there on (the list, the
+ *   redelivery from the agent's object, the receiver) is real.
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Switchboard } from "../../client/src/index";
+import { admin, gateway } from "./gateway";
+
+type DeadLetter = Awaited<ReturnType<Switchboard["webhooks"]["deadLetters"]>>["deadLetters"][number];
+type Push = { headers: Record<string, string | string[] | undefined>; body: string };
+
+const root = join(import.meta.dirname, "..", "..");
+
+/** An agent from a config as a user writes it (defaults left to the gateway), through the route itself. */
+async function createAgent(config: Record<string, unknown>): Promise<{ id: string; entityId: string }> {
+  const response = await fetch(`${gateway.baseUrl}/api/agents`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-secret-key": gateway.vars.GATEWAY_SECRET_KEY },
+    body: JSON.stringify({ config }),
+  });
+  if (response.status !== 201) throw new Error(`could not create the agent: ${response.status} ${await response.text()}`);
+  const created: unknown = await response.json();
+  if (typeof created !== "object" || created === null || !("id" in created) || !("entityId" in created) || typeof created.id !== "string" || typeof created.entityId !== "string") throw new Error("not an agent");
+  return { id: created.id, entityId: created.entityId };
+}
+
+/** A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses). */
+export async function receiver(status: number): Promise<{ url: string; pushes: Push[]; close(): Promise<void> }> {
+  const pushes: Push[] = [];
+  const server: Server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    request.on("end", () => {
+      pushes.push({ headers: request.headers, body });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, pushes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function waitForDeadLetters(agentId: string, timeoutMs = 20_000): Promise<DeadLetter[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { deadLetters } = await admin.webhooks.deadLetters({ agentId });
+    if (deadLetters.length > 0) return deadLetters;
+    if (Date.now() > deadline) throw new Error(`no dead letter for ${agentId} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A pushed call whose deadline passed while its receiver refused it: listed, and no longer redeliverable (the call expired). */
+export async function expiredCallDeadLetter(): Promise<{ deadLetter: DeadLetter; agentId: string }> {
+  const refusing = await receiver(503);
+  try {
+    const tool = { name: "reserve", description: "Reserve", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: refusing.url, expiresIn: 1_500 } };
+    const agent = await createAgent({ agent: { name: "Unheard" }, model: { provider: "scripted", turns: [{ toolCalls: [{ name: "reserve", args: {} }, { name: "skip", args: {} }] }] }, tools: [tool] });
+    await admin.agents.pushInbox(agent.id, {});
+    const [deadLetter] = await waitForDeadLetters(agent.id);
+    return { deadLetter, agentId: agent.id };
+  } finally {
+    await refusing.close();
+  }
+}
+
+const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/** A subscription (of a new agent) to `url`, and its `run.completed` event landed as a dead letter after 8 attempts. */
+export async function subscriptionDeadLetter(url: string): Promise<{ id: string; agentId: string; subscriptionId: string; secret: string; webhookId: string }> {
+  const agent = await createAgent({ agent: { name: "Unlucky" }, model: { provider: "scripted", turns: [] } });
+  const subscription = await admin.webhooks.create({ url, events: ["run.completed"], agentId: agent.id });
+  const id = `dlt_${randomBytes(16).toString("hex")}`;
+  const webhookId = `evt_run_${randomBytes(8).toString("hex")}_completed`;
+  const body = JSON.stringify({ type: "run.completed", timestamp: new Date().toISOString(), data: { agentId: agent.id, runId: webhookId.slice(4, -10), status: "completed" } });
+  const now = new Date().toISOString();
+  const values = [id, "subscription", agent.id, subscription.id, webhookId, "run.completed", url, body, "8", "HTTP 503", "dead", now, now];
+  const sql = `INSERT INTO webhook_dead_letters (id, source, agent_id, subscription_id, webhook_id, type, url, body, attempts, last_error, status, first_attempt_at, dead_at) VALUES (${values.map((value) => (value === "8" ? value : sqlText(value))).join(", ")})`;
+  const run = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "execute", "DB", "--local", "--persist-to", gateway.stateDir, "--command", sql], {
+    cwd: root,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (run.status !== 0) throw new Error(`could not write the dead letter:\n${run.stdout}\n${run.stderr}`);
+  return { id, agentId: agent.id, subscriptionId: subscription.id, secret: subscription.secret, webhookId };
+}
