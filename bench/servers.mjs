@@ -10,12 +10,13 @@
  *   await servers.cleanup();
  */
 import { execFileSync, spawn } from "node:child_process";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { signToken } from "../scripts/seed-demo.mjs";
 
 const benchDirectory = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(benchDirectory, "..");
@@ -195,14 +196,6 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
     return directory;
   }
 
-  /** HS256 JWT for `sub`, signed with `secret` (what a client's own backend would issue). */
-  function signToken(secret, sub, ttlSeconds = 3600) {
-    const encode = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
-    const now = Math.floor(Date.now() / 1000);
-    const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode({ sub, iat: now, exp: now + ttlSeconds })}`;
-    return `${unsigned}.${createHmac("sha256", secret).update(unsigned).digest("base64url")}`;
-  }
-
 
   /**
    * Copies the working tree (without node_modules, state and secrets) so the
@@ -280,7 +273,8 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
       secretKey: secrets.GATEWAY_SECRET_KEY,
       publicKey: secrets.GATEWAY_PUBLIC_KEY,
       jwtSecret: secrets.JWT_SECRET,
-      signToken: (sub, ttlSeconds) => signToken(secrets.JWT_SECRET, sub, ttlSeconds),
+      // HS256, as a client's own backend would issue it (the demo seeding's signer).
+      signToken: (sub, ttlSeconds = 3600) => signToken(sub, secrets.JWT_SECRET, ttlSeconds),
       request,
       /** Like `request`, but resolves the body of a 2xx answer and throws an HttpError otherwise. */
       async api(method, path, body, options) {

@@ -153,6 +153,9 @@ export async function explainUpgrade(url) {
 /**
  * Opens an SSE stream with `fetch` (so it can carry headers, e.g. the secret
  * key, which Node's WebSocket cannot) and parses `data:` lines as JSON events.
+ * Its own few lines of parsing, not the SDK's `SseParser`: the bench is plain
+ * JavaScript run by Node, which cannot load the SDK's TypeScript, and the
+ * built SDK does not export its parser. The gateway's frames need no more.
  */
 export async function openEventSource(url, headers, { openTimeoutMs = 15_000, keep = false } = {}) {
   const waiters = new FrameWaiters();

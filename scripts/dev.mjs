@@ -20,6 +20,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writ
 import { createServer } from "node:net";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseDotenv } from "./parse-dotenv.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 // npm drops the `--` of `npm run dev -- --port 9000`; `node scripts/dev.mjs -- …` keeps it.
@@ -44,18 +45,6 @@ function argumentValue(...names) {
     }
   }
   return undefined;
-}
-
-function parseDotenv(text) {
-  const values = {};
-  for (const line of text.split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match) continue;
-    let value = match[2];
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    values[match[1]] = value;
-  }
-  return values;
 }
 
 // ------------------------------------------------------------- 1. .dev.vars

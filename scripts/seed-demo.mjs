@@ -12,6 +12,7 @@ import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseDotenv } from "./parse-dotenv.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const defaultStateDir = join(root, ".wrangler", "state");
@@ -55,12 +56,7 @@ const replies = [
 function readDevVars() {
   const path = join(root, ".dev.vars");
   if (!existsSync(path)) return {};
-  const vars = {};
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    const match = /^\s*([A-Z0-9_]+)\s*=\s*"?([^"]*)"?\s*$/.exec(line);
-    if (match) vars[match[1]] = match[2];
-  }
-  return vars;
+  return parseDotenv(readFileSync(path, "utf8"));
 }
 
 function base64url(value) {

@@ -15,10 +15,11 @@ import { experimental_readRawConfig } from "wrangler";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * Writes the copy of `configPath` into `directory` (default: a cache folder
- * with nothing else in it) and returns its path.
+ * Writes the copy of `configPath` into `directory` (default:
+ * `.wrangler/test-config/` of this checkout, which holds nothing else; not
+ * under node_modules, which other checkouts may share) and returns its path.
  */
-export function writeTestWranglerConfig(configPath = join(root, "wrangler.toml"), directory = join(root, "node_modules", ".cache", "switchboard-test-config")) {
+export function writeTestWranglerConfig(configPath = join(root, "wrangler.toml"), directory = join(root, ".wrangler", "test-config")) {
   const { rawConfig } = experimental_readRawConfig({ config: configPath });
   const base = dirname(resolve(configPath));
   const absolute = (path) => (isAbsolute(path) ? path : resolve(base, path));

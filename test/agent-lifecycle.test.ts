@@ -34,6 +34,7 @@ describe("plans", () => {
     );
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
     await waitForRuns(agent.id, 1);
+    // The plans route shows one plan; only the deadline table can tell it is armed once.
     const state = await agentState(agent.id);
     const planDeadlines = state.deadlines.filter((deadline) => deadline.kind === "plan");
     expect(planDeadlines).toHaveLength(1);
@@ -70,9 +71,8 @@ describe("failures and restarts", () => {
     expect(run.trigger).toMatchObject([{ type: "external", data: { job: "doomed" }, attempt: 3 }]);
     expect(run.error).toContain("no attempts left");
     expect(run.notes.filter((note) => note.kind === "retried")).toHaveLength(2);
-    const state = await agentState(agent.id);
-    expect(state.pending).toBe(0);
-    expect(state.activeRun).toBeUndefined();
+    // The run record says the run is over (above); no route shows the inbox, so that is read inside the object.
+    expect((await agentState(agent.id)).pending).toBe(0);
     expect(await listRuns(agent.id)).toHaveLength(1);
   });
 });

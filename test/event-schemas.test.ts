@@ -32,31 +32,28 @@ describe("stream events match the documented schemas", () => {
       { toolCalls: [{ name: "fail_visibly", args: {} }] },
       { toolCalls: [skip] },
     ]);
-    try {
-      await world.wake();
-      const pending = await world.agentStream.waitForType("tool.pending");
-      const { runId, toolCallId } = pending.data as { runId: string; toolCallId: string };
-      expect((await submitResult(runId, toolCallId, { answer: "yes" })).status).toBe(200);
-      await world.agentStream.waitForType("agent.cycle.finished", 10_000);
-      await world.spaceStream.waitForType("agent.cycle.finished", 10_000);
-      const spaceTypes = new Set(world.spaceStream.events.map((event) => event.type));
-      for (const type of ["space.message", "space.message.streaming", "space.message.updated", "tool.started", "tool.streaming", "tool.done", "tool.error", "agent.cycle.started"]) {
-        expect(spaceTypes, type).toContain(type);
-      }
-      for (const event of world.spaceStream.events) {
-        const parsed = SpaceEvent.safeParse(event);
-        expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
-      }
-      const agentTypes = new Set(world.agentStream.events.map((event) => event.type));
-      for (const type of ["agent.inbox.received", "tool.requested", "tool.input.delta", "tool.pending", "tool.completed", "tool.failed", "agent.step.finished"]) {
-        expect(agentTypes, type).toContain(type);
-      }
-      for (const event of world.agentStream.events) {
-        const parsed = AgentEvent.safeParse(event);
-        expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
-      }
-    } finally {
-      world.close();
+    // The world's streams close themselves when the test ends, pass or fail.
+    await world.wake();
+    const pending = await world.agentStream.waitForType("tool.pending");
+    const { runId, toolCallId } = pending.data as { runId: string; toolCallId: string };
+    expect((await submitResult(runId, toolCallId, { answer: "yes" })).status).toBe(200);
+    await world.agentStream.waitForType("agent.cycle.finished", 10_000);
+    await world.spaceStream.waitForType("agent.cycle.finished", 10_000);
+    const spaceTypes = new Set(world.spaceStream.events.map((event) => event.type));
+    for (const type of ["space.message", "space.message.streaming", "space.message.updated", "tool.started", "tool.streaming", "tool.done", "tool.error", "agent.cycle.started"]) {
+      expect(spaceTypes, type).toContain(type);
+    }
+    for (const event of world.spaceStream.events) {
+      const parsed = SpaceEvent.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
+    }
+    const agentTypes = new Set(world.agentStream.events.map((event) => event.type));
+    for (const type of ["agent.inbox.received", "tool.requested", "tool.input.delta", "tool.pending", "tool.completed", "tool.failed", "agent.step.finished"]) {
+      expect(agentTypes, type).toContain(type);
+    }
+    for (const event of world.agentStream.events) {
+      const parsed = AgentEvent.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
     }
   });
 });

@@ -3,6 +3,7 @@
  * their request schemas, reachable without credentials.
  */
 import { describe, expect, it } from "vitest";
+import { errorCodes } from "../src/errors";
 import { call } from "./support/api";
 
 type SchemaObject = {
@@ -124,27 +125,46 @@ describe("GET /openapi.json", () => {
     const { paths } = await fetchDocument();
     const queryNames = (operation: Operation) => (operation.parameters ?? []).filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
     expect(queryNames(paths["/api/spaces/{spaceId}/messages"].get).sort()).toEqual(["afterSeq", "limit"]);
-    expect(queryNames(paths["/api/spaces/{spaceId}/stream"].get).sort()).toEqual(["afterSeq", "publicKey", "token"]);
+    // `?publicKey=&token=` are credentials: the stream's security lists them, not its parameters.
+    expect(queryNames(paths["/api/spaces/{spaceId}/stream"].get).sort()).toEqual(["afterSeq"]);
   });
 
-  it("documents the error envelope and the auth schemes; /health needs none", async () => {
+  it("documents the error envelope, with every code the gateway answers as one enum", async () => {
     const document = await fetchDocument();
     const error = document.components.schemas.Error;
     expect(error.required).toEqual(["error"]);
     expect(error.properties?.error.required).toEqual(expect.arrayContaining(["code", "message"]));
+    expect(schemaName(error.properties?.error.properties?.code)).toBe("ErrorCode");
+    expect(document.components.schemas.ErrorCode.enum).toEqual([...errorCodes]);
     for (const { method, path, body } of operations.filter((operation) => operation.path.startsWith("/api/"))) {
       const responses = document.paths[path][method].responses;
       for (const status of ["400", "401", "403", ...(body ? ["413", "415"] : [])]) {
         expect(schemaName(responses[status]?.content?.["application/json"]?.schema), `${method} ${path} ${status}`).toBe("Error");
       }
     }
+  });
+
+  it("says who may call each route, on the route: the auth schemes, and no document-wide default", async () => {
+    const document = await fetchDocument();
     expect(document.components.securitySchemes).toMatchObject({
       secretKey: { type: "apiKey", in: "header", name: "x-secret-key" },
       publicKey: { type: "apiKey", in: "header", name: "x-public-key" },
       bearer: { type: "http", scheme: "bearer" },
+      publicKeyQuery: { type: "apiKey", in: "query", name: "publicKey" },
+      tokenQuery: { type: "apiKey", in: "query", name: "token" },
     });
-    expect(document.security).toEqual(expect.arrayContaining([{ secretKey: [] }, { publicKey: [], bearer: [] }]));
-    expect(document.paths["/health"].get.security).toEqual([]);
+    expect(document.security).toBeUndefined();
+    const securityOf = (path: string, method: string) => document.paths[path][method].security;
+    const secretKey = { secretKey: [] };
+    const memberJwt = { publicKey: [], bearer: [] };
+    expect(securityOf("/health", "get")).toEqual([]);
+    expect(securityOf("/api/callbacks/{token}", "post")).toEqual([]);
+    // A secret-only route does not advertise the JWT it refuses.
+    expect(securityOf("/api/agents/{agentId}", "get")).toEqual([secretKey]);
+    expect(securityOf("/api/agents/{agentId}/stream", "get")).toEqual([secretKey]);
+    expect(securityOf("/api/spaces/{spaceId}/messages", "post")).toEqual([secretKey, memberJwt]);
+    expect(securityOf("/api/me", "get")).toEqual([memberJwt]);
+    expect(securityOf("/api/spaces/{spaceId}/stream", "get")).toEqual([secretKey, memberJwt, { publicKeyQuery: [], tokenQuery: [] }]);
   });
 
   it("has no dangling $ref", async () => {

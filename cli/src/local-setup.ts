@@ -8,23 +8,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+// `npm run dev` reads `.dev.vars` with the same parser; it lives in scripts/ so plain Node runs it there.
+import { parseDotenv } from "../../scripts/parse-dotenv.mjs";
 
 export type DemoIds = { personId: string; spaceId: string; agentId: string; agentEntityId: string };
 
 export class SetupError extends Error {
   override readonly name = "SetupError";
-}
-
-export function parseDotenv(text: string): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const line of text.split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!match) continue;
-    let value = match[2];
-    if (/^(["']).*\1$/.test(value)) value = value.slice(1, -1);
-    values[match[1]] = value;
-  }
-  return values;
 }
 
 /** The folder with `.dev.vars` or `wrangler.toml`, from `start` upwards. */

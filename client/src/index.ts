@@ -4,7 +4,7 @@
  * fetch; pass `WebSocket` from the `ws` package to use WebSockets instead).
  */
 export { Switchboard, type SwitchboardOptions, type ToolHandling } from "./switchboard";
-export { SwitchboardError, isErrorEnvelope, type ErrorCode } from "./switchboard-error";
+export { SwitchboardError, isErrorEnvelope, type ClientErrorCode, type ErrorCode, type GatewayErrorCode } from "./switchboard-error";
 export {
   EventSubscription,
   type StreamStatus,

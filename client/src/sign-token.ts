@@ -3,6 +3,9 @@
  * required. For servers that hold `JWT_SECRET` and hand tokens to their
  * people and services. Web Crypto only, so it runs in Node 20+, Workers and Deno.
  */
+import { base64ToBytes, bytesToBase64Url } from "./base64";
+import { importHmacKey } from "./hmac-key";
+
 const encoder = new TextEncoder();
 
 export type SignTokenOptions = {
@@ -31,31 +34,25 @@ export function parseDuration(value: number | string): number {
   return seconds;
 }
 
-function base64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
 /** Signs a token that lets `entityId` act in its spaces until it expires. */
 export async function signToken(entityId: string, options: SignTokenOptions): Promise<string> {
   if (!entityId) throw new TypeError("signToken needs the entity id (ent_…) the token acts as");
   if (!options?.secret) throw new TypeError("signToken needs the gateway's JWT_SECRET as `secret`");
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const payload = { ...options.claims, sub: entityId, iat: now, exp: now + parseDuration(options.expiresIn ?? 3600) };
-  const header = base64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
-  const body = base64Url(encoder.encode(JSON.stringify(payload)));
-  const key = await crypto.subtle.importKey("raw", encoder.encode(options.secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${header}.${body}`)));
-  return `${header}.${body}.${base64Url(signature)}`;
+  const header = bytesToBase64Url(encoder.encode(JSON.stringify({ alg: "HS256", typ: "JWT" })));
+  const body = bytesToBase64Url(encoder.encode(JSON.stringify(payload)));
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await importHmacKey(options.secret), encoder.encode(`${header}.${body}`)));
+  return `${header}.${body}.${bytesToBase64Url(signature)}`;
 }
 
 /** The claims of a token, unverified (to show who it is for and when it expires). */
 export function readTokenClaims(token: string): { sub?: string; exp?: number; [claim: string]: unknown } {
   const part = token.split(".")[1];
   if (!part) throw new TypeError("Not a JWT: expected three dot-separated parts");
-  const json = atob(part.replaceAll("-", "+").replaceAll("_", "/"));
-  const claims: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(json, (character) => character.charCodeAt(0))));
+  const bytes = base64ToBytes(part.replaceAll("-", "+").replaceAll("_", "/"));
+  if (!bytes) throw new TypeError("Not a JWT: the payload is not base64url");
+  const claims: unknown = JSON.parse(new TextDecoder().decode(bytes));
   if (typeof claims !== "object" || claims === null) throw new TypeError("Not a JWT: the payload is not an object");
   return claims as { sub?: string; exp?: number };
 }

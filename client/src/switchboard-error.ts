@@ -3,30 +3,20 @@
  * (`{"error": {"code", "message", "details?"}}`) with the HTTP status, or a
  * client-side failure (`network_error`, `timeout`, `aborted`) with status 0.
  */
-import type { ErrorEnvelope } from "./types";
+import type { components } from "./generated/openapi";
 
-/** Codes the gateway documents (docs/api.md), plus the SDK's own; any other string may come too. */
-export type ErrorCode =
-  | "validation_error"
-  | "invalid_json"
-  | "invalid_body"
-  | "invalid_query"
-  | "forbidden_key"
-  | "after_seq_out_of_range"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "route_not_found"
-  | "conflict"
-  | "gone"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "upgrade_required"
-  | "internal_error"
-  | "network_error"
-  | "timeout"
-  | "aborted"
-  | (string & {});
+/**
+ * Every code the gateway answers with: its OpenAPI document's `ErrorCode`
+ * enum, generated from the gateway's one list (docs/api.md says when each
+ * comes).
+ */
+export type GatewayErrorCode = components["schemas"]["ErrorCode"];
+
+/** The SDK's own: no answer came (status 0), or the answer was not the error envelope (`http_<status>`). */
+export type ClientErrorCode = "network_error" | "timeout" | "aborted" | `http_${number}`;
+
+/** A gateway's code or the SDK's own. A gateway newer than this SDK may send a code it does not list yet, so any string may come. */
+export type ErrorCode = GatewayErrorCode | ClientErrorCode | (string & {});
 
 export class SwitchboardError extends Error {
   override readonly name = "SwitchboardError";
@@ -63,7 +53,10 @@ export class SwitchboardError extends Error {
   }
 }
 
-export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
+/** An error envelope as it comes over the wire: its code checked to be a string, which may be one this SDK does not list. */
+export type ReceivedErrorEnvelope = { error: { code: ErrorCode; message: string; details?: unknown } };
+
+export function isErrorEnvelope(value: unknown): value is ReceivedErrorEnvelope {
   if (typeof value !== "object" || value === null || !("error" in value)) return false;
   const error = (value as { error: unknown }).error;
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" && typeof (error as { message?: unknown }).message === "string";

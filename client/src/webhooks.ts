@@ -11,19 +11,15 @@
  * verifies, answers the call with your function and posts the result back.
  */
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { base64ToBytes, bytesToBase64 } from "./base64";
 import type { ToolHandlers, ToolRunner } from "./handle-tools";
+import { importHmacKey } from "./hmac-key";
 import type { SubscriptionEvent, ToolCallWebhook } from "./types";
 
 export { WebhookVerificationError };
 
 const whsec = "whsec_";
 const canonicalBase64 = /^(?:[A-Za-z0-9+/]{4})+$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
 
 /**
  * The key a webhook secret stands for, by the gateway's rule: any non-empty
@@ -35,8 +31,8 @@ export function webhookKeyBytes(secret: string): Uint8Array<ArrayBuffer> {
   if (!secret) throw new TypeError("A webhook secret is required");
   const rest = secret.startsWith(whsec) ? secret.slice(whsec.length) : undefined;
   if (rest !== undefined && canonicalBase64.test(rest)) {
-    const bytes = Uint8Array.from(atob(rest), (character) => character.charCodeAt(0));
-    if (base64(bytes) === rest) return bytes;
+    const bytes = base64ToBytes(rest);
+    if (bytes && bytesToBase64(bytes) === rest) return bytes;
   }
   return new Uint8Array(new TextEncoder().encode(secret));
 }
@@ -47,7 +43,7 @@ export function webhookKeyBytes(secret: string): Uint8Array<ArrayBuffer> {
  * it and comes back as it is; any other string is its UTF-8 bytes, base64-encoded.
  */
 export function standardWebhookSecret(secret: string): string {
-  return `${whsec}${base64(webhookKeyBytes(secret))}`;
+  return `${whsec}${bytesToBase64(webhookKeyBytes(secret))}`;
 }
 
 /** Headers as the `standardwebhooks` library wants them (a plain object with lower-case names). */
@@ -75,8 +71,7 @@ export const webhookDeliveryHeader = "x-switchboard-delivery";
 const encoder = new TextEncoder();
 
 async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", webhookKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)));
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await importHmacKey(webhookKeyBytes(secret)), encoder.encode(text)));
   return Array.from(signature, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 

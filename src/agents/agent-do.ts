@@ -1,11 +1,11 @@
 /**
  * AgentDO: one per agent (named by its agent id). Owns the durable inbox and
- * runs one cycle at a time from its alarm, set to now when an event arrives.
- * The one alarm is multiplexed over a deadline table (plans, tool timeouts,
- * call expiry, webhook retries, run records, staged outcomes) and, while a
- * cycle runs, kept a few seconds ahead as a heartbeat: if the object dies,
- * the alarm wakes a fresh instance within seconds, which continues the cycle
- * from its journal. Every pending-call transition goes through the
+ * runs one cycle at a time. The one alarm (multiplexed over a deadline table:
+ * plans, tool timeouts, call expiry, webhook retries, run records, staged
+ * outcomes) and the "a cycle is running" lease belong to `AgentScheduler`:
+ * every way into a cycle goes through `owe()`, and while a cycle runs the
+ * alarm is a heartbeat, so a fresh instance continues the cycle from its
+ * journal if this one dies. Every pending-call transition goes through the
  * PendingCallOwner here. It also holds what the tools keep across cycles
  * (MCP connections, named queues, the response cache, call statistics) and
  * hands sub-agent tasks on. Also serves the agent's own event stream.
@@ -23,11 +23,10 @@ import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
 import { maxHops } from "../tools/engine/hop";
 import { type PendingCall } from "../tools/engine/pending-calls";
-import { PendingCallOwner, type SubmitAnswer } from "../tools/engine/pending-call-owner";
+import { PendingCallOwner, type SubmitAnswer } from "./pending-call-owner";
 import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
 import { ResponseCache } from "../tools/engine/response-cache";
 import { ToolQueues } from "../tools/engine/tool-queues";
-import { ToolWaiters } from "../tools/engine/tool-waiters";
 import { approvalAnswerProblem } from "../tools/engine/run-approval";
 import { resultSchemaProblem } from "../tools/validate-tool-result";
 import { type WebhookDelivery, WebhookSender } from "../tools/engine/webhook-sender";
@@ -40,6 +39,7 @@ import { McpPool } from "../tools/mcp/mcp-pool";
 import { delegateTask, taskStillOpen } from "./delegate-task";
 import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
+import { migrateAgentStorage } from "./agent-migrations";
 import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
 import type { CycleHost, Knowledge } from "./cycle-setup";
@@ -48,14 +48,10 @@ import { listGoals } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import { listMemories } from "../knowledge/memories";
 import { listPlans } from "../knowledge/plans";
-import { nextAlarmAt } from "./next-alarm-at";
+import { AgentScheduler, type OwedWork } from "./agent-scheduler";
 import { processDeadlines } from "./process-deadlines";
 import { giveUp, retryDelayMs, runCycle } from "./run-cycle";
 import { wakeMentionedAgents } from "./wake-agents";
-
-/** While a cycle runs, the alarm is kept this far ahead, renewed every `heartbeatEveryMs`. */
-export const heartbeatAheadMs = 10_000;
-const heartbeatEveryMs = 3_000;
 
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;
@@ -67,7 +63,6 @@ export class AgentDO extends DurableObject<AppEnv> {
   readonly #cache = new ResponseCache();
   readonly #log: MemoryEventLog;
   readonly #hub: ConnectionHub;
-  readonly #waiters = new ToolWaiters();
   readonly #webhooks: WebhookSender;
   readonly #notifier: EventNotifier;
   readonly #owner: PendingCallOwner;
@@ -76,8 +71,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
   #spaces: { id: string; name: string }[] | undefined;
-  #cycleRunning = false;
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  readonly #scheduler: AgentScheduler;
   /** Aborted when the agent is deleted: a running cycle stops where it is. */
   #deleted = new AbortController();
   /** Aborted when an operator stops the running cycle. */
@@ -94,6 +88,12 @@ export class AgentDO extends DurableObject<AppEnv> {
       write: (upTo) => this.#storage.write("stream_seq", upTo),
     });
     this.#hub = new ConnectionHub(ctx);
+    this.#scheduler = new AgentScheduler({
+      alarms: ctx.storage,
+      owed: () => this.#owedWork(),
+      alarmFirst: () => this.#journal.active() !== undefined || this.#storage.allStaged().length > 0 || (this.#storage.earliestDeadline() ?? Infinity) <= Date.now(),
+      runCycles: () => this.#cycleLoop(),
+    });
     this.#webhooks = new WebhookSender({
       env,
       storage: this.#storage,
@@ -102,31 +102,18 @@ export class AgentDO extends DurableObject<AppEnv> {
       reported: (delivery, outcome, data) => {
         showPushOutcome(this.#notesHost(), delivery, outcome, data).catch((error: unknown) => console.error("could not show a push's outcome", error));
       },
-      scheduleAlarm: () => this.#scheduleAlarm(),
+      scheduleAlarm: () => this.#scheduler.schedule(),
     });
     this.#notifier = new EventNotifier({
       env,
       storage: () => this.#storage,
       agentId: () => this.#agentId,
       webhooks: this.#webhooks,
-      scheduleAlarm: () => this.#scheduleAlarm(),
+      scheduleAlarm: () => this.#scheduler.schedule(),
     });
-    this.#owner = new PendingCallOwner({
+    this.#owner = new PendingCallOwner({ storage: () => this.#storage, journal: () => this.#journal, scheduler: this.#scheduler }, {
       database: () => getDatabase(env.DB),
       space: (spaceId) => spaceStub(env, spaceId),
-      transaction: (work) => this.#storage.transaction(work),
-      stage: (toolCallId, outcome) => this.#storage.stage(toolCallId, outcome),
-      unstage: (toolCallId) => this.#storage.unstage(toolCallId),
-      staged: () => this.#storage.allStaged(),
-      armReconcile: async (toolCallId, at) => {
-        this.#storage.setDeadline({ id: `reconcile:${toolCallId}`, kind: "reconcile", dueAt: at, payload: { toolCallId } });
-        const current = await ctx.storage.getAlarm();
-        if (current === null || current > at) await ctx.storage.setAlarm(at);
-      },
-      disarmReconcile: (toolCallId) => this.#storage.deleteDeadline(`reconcile:${toolCallId}`),
-      recordedOutcome: (toolCallId) => this.#journal.call(toolCallId)?.outcome ?? this.#journal.waitOutcome(toolCallId),
-      deliverToCycle: (toolCallId, outcome) => this.#deliverToCycle(toolCallId, outcome),
-      deliverToInbox: (call, outcome) => this.#deliverToInbox(call, outcome),
       checkAnswer: async (call, outcome) => {
         const tools = (await this.#loadAgent())?.config.tools ?? [];
         const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
@@ -139,8 +126,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, this.#origin.get(), pendingId, expiresAt),
     });
     this.#toolRuntime = {
-      waiters: this.#waiters,
-      owner: this.#owner,
+      calls: this.#owner,
       setDeadline: (deadline) => {
         this.#storage.setDeadline(deadline);
         // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
@@ -163,7 +149,15 @@ export class AgentDO extends DurableObject<AppEnv> {
       recordCall: (stat) => this.#stats.record(stat),
       delegate: (agentId, task) => delegateTask(env, agentId, task),
     };
-    void ctx.blockConcurrencyWhile(() => this.#recoverAfterRestart());
+    // One start, before any request, alarm or socket event (they wait for it): the tables first
+    // (nothing above reads storage), then recovery. A start that throws resets the object (the
+    // runtime does that, and callers get the error); caught here so it is not also an unhandled rejection.
+    ctx
+      .blockConcurrencyWhile(async () => {
+        migrateAgentStorage(ctx.storage);
+        await this.#recoverAfterRestart();
+      })
+      .catch((error: unknown) => console.error("the agent object could not start", error));
   }
 
   // ── RPC ────────────────────────────────────────────────────────────────
@@ -179,7 +173,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (parsed.type === "agent_task" && eventId !== undefined && !(await taskStillOpen(this.env, parsed))) return { eventId, ignored: true };
     const id = this.#storage.enqueue(parsed, eventId);
     this.#publish("agent.inbox.received", { eventId: id, event: parsed });
-    await this.#kick();
+    await this.#scheduler.owe();
     return { eventId: id };
   }
 
@@ -188,7 +182,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#origin.remember(origin);
     const answer = await this.#owner.submit(call, outcome, answerer);
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
-    await this.#scheduleAlarm();
+    await this.#scheduler.schedule();
     return answer;
   }
 
@@ -207,11 +201,11 @@ export class AgentDO extends DurableObject<AppEnv> {
         { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: call.status === "resolved" ? call.result : null, ...(error && { error }) },
         eventId ?? `evt_redeliver_${call.toolCallId}_${Date.now()}`,
       );
-      await this.#kick();
+      await this.#scheduler.owe();
       done = true;
     }
     if (done) await this.#audit(call.runId, `An operator did "${action}" on call ${call.toolCallId} (${call.toolName})${reason ? `: ${reason}` : ""}`);
-    await this.#scheduleAlarm();
+    await this.#scheduler.schedule();
     return { done };
   }
 
@@ -224,18 +218,12 @@ export class AgentDO extends DurableObject<AppEnv> {
     const run = this.#journal.active();
     if (!run) return { aborted: false };
     this.#journal.note(run, "operator", `An operator aborted the run: ${reason}`);
-    if (this.#cycleRunning) {
+    if (this.#scheduler.cycleRunning) {
       this.#stopped.abort(new Error(reason));
     } else {
       const agent = await this.#loadAgent();
-      // Held like a cycle, so the alarm cannot start the run again while it fails.
-      this.#cycleRunning = true;
-      try {
-        if (agent) await giveUp(this.#cycleHost(agent), run, `Aborted by an operator: ${reason}`);
-      } finally {
-        this.#cycleRunning = false;
-        await this.#scheduleAlarm();
-      }
+      // Under the lease, like a cycle, so the alarm cannot start the run again while it fails.
+      if (agent) await this.#scheduler.hold(() => giveUp(this.#cycleHost(agent), run, `Aborted by an operator: ${reason}`));
     }
     return { aborted: true, runId: run.runId };
   }
@@ -269,7 +257,7 @@ export class AgentDO extends DurableObject<AppEnv> {
   /** Plans written by an import (not by a tool of a cycle): each gets its deadline, and the alarm follows. */
   async plansImported(plans: PlanSchedule[]): Promise<void> {
     this.#plansChanged(plans, []);
-    await this.#scheduleAlarm();
+    await this.#scheduler.schedule();
   }
 
   /** Call statistics per tool (`GET /api/agents/:agentId/tool-stats`). */
@@ -287,7 +275,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#deleted.abort(new Error("The agent was deleted"));
     this.#deleted = new AbortController();
     this.#webhooks.stopAll();
-    this.#waiters.wakeAll();
+    this.#owner.wakeAll();
     this.#cache.clear();
     void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
     this.#hub.closeAll("agent deleted");
@@ -295,8 +283,9 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#knowledge = undefined;
     this.#spaces = undefined;
     this.#origin.forget();
-    await this.ctx.storage.deleteAlarm();
+    await this.#scheduler.clear();
     await this.ctx.storage.deleteAll();
+    migrateAgentStorage(this.ctx.storage);
     this.#storage = new AgentStorage(this.ctx.storage);
     this.#journal = new CycleJournal(countedSql(this.ctx.storage.sql), this.#storage);
     this.#stats = new ToolStatsStore(countedSql(this.ctx.storage.sql));
@@ -321,96 +310,49 @@ export class AgentDO extends DurableObject<AppEnv> {
    * due deadlines, then any cycle that is owed or must be continued.
    */
   override async alarm(): Promise<void> {
-    this.#inAlarm = true;
-    // A cycle that started at once is held from now on: its heartbeat goes ahead at once, as it does for one the alarm starts.
-    if (this.#cycleRunning) void this.ctx.storage.setAlarm(this.#heartbeatAt());
-    try {
+    await this.#scheduler.alarm(async () => {
       if (this.#storage.allStaged().length > 0) await this.#owner.reconcile();
       await processDeadlines({
         env: this.env,
         storage: this.#storage,
         journal: this.#journal,
         agentId: this.#agentId,
-        waiters: this.#waiters,
         owner: this.#owner,
         webhooks: this.#webhooks,
         notifier: this.#notifier,
         plansChanged: (changed) => this.#plansChanged(changed, []),
         publish: (type, data) => this.#publish(type, data),
       });
-      await this.#runCycles();
-    } finally {
-      await this.#scheduleAlarm();
-      this.#inAlarm = false;
-    }
-  }
-
-  /** The alarm's handler is running: a cycle running now is held by it. */
-  #inAlarm = false;
-
-  /**
-   * Where the heartbeat puts the alarm: ahead of now while the alarm's handler
-   * holds the cycle; now while a cycle that started at once is not held yet,
-   * so the alarm fires and joins it rather than being moved past it (a moved
-   * alarm's pending run is cancelled).
-   */
-  #heartbeatAt(): number {
-    return this.#inAlarm ? Date.now() + heartbeatAheadMs : Date.now();
+    });
   }
 
   // ── cycles ─────────────────────────────────────────────────────────────
 
-  /**
-   * Owes a cycle: the alarm, set to now, holds it (a cycle runs inside the
-   * alarm's handler, which the runtime retries if the object dies). When the
-   * alarm has nothing to do first (no run to continue, no staged outcome, no
-   * deadline due), the cycle starts at once, after the caller is answered,
-   * instead of a few milliseconds later when the alarm fires; the alarm then
-   * joins the running cycle, so it is held the same way from there on.
-   */
-  async #kick(): Promise<void> {
-    if (this.#cycleRunning) return;
-    await this.ctx.storage.setAlarm(Date.now());
-    if (this.#journal.active() || this.#storage.allStaged().length > 0 || (this.#storage.earliestDeadline() ?? Infinity) <= Date.now()) return;
-    setTimeout(() => {
-      // The alarm set above stays the backstop until it fires and joins: no heartbeat moves it away first.
-      this.#runCycles({ alarmPending: true })
-        .catch((error: unknown) => console.error("a cycle started at once failed; the alarm runs it again", error))
-        .finally(() => this.#scheduleAlarm().catch((error: unknown) => console.error("could not set the agent's alarm", error)));
-    }, 0);
+  /** What the object owes, for the scheduler: deadlines, the next cycle (a run's next attempt, ready events after a throttle), staged outcomes. */
+  #owedWork(): OwedWork {
+    const active = this.#journal.active();
+    const notBefore = this.#storage.read("cycle_not_before", z.number());
+    const nextReadyAt = this.#storage.nextReadyAt();
+    return {
+      earliestDeadline: this.#storage.earliestDeadline(),
+      nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, notBefore ?? 0),
+      staged: this.#storage.allStaged().length > 0,
+    };
   }
 
-  /** The cycles running now, if any: the alarm's handler waits on them. */
-  #cycles: Promise<void> | undefined;
-
-  /** Runs cycles, one at a time, until none is owed now; a second caller joins the running ones. */
-  #runCycles(options: { alarmPending?: boolean } = {}): Promise<void> {
-    this.#cycles ??= this.#cycleLoop(options.alarmPending === true).finally(() => {
-      this.#cycles = undefined;
-    });
-    return this.#cycles;
-  }
-
-  async #cycleLoop(alarmPending: boolean): Promise<void> {
-    if (this.#cycleRunning) return;
-    this.#cycleRunning = true;
+  /** Runs cycles, one after another, until none is owed now (under the scheduler's lease). */
+  async #cycleLoop(): Promise<void> {
     this.#stopped = new AbortController();
-    this.#startHeartbeat(!alarmPending);
-    try {
-      for (;;) {
-        if (!this.#journal.active() && this.#storage.readyCount() === 0) return;
-        const agent = await this.#loadAgent();
-        if (!agent) {
-          // The agent is gone: nothing will ever process these events.
-          await this.destroy();
-          return;
-        }
-        const outcome = await runCycle(this.#cycleHost(agent));
-        if (outcome.status === "idle" || outcome.status === "waiting") return;
+    for (;;) {
+      if (!this.#journal.active() && this.#storage.readyCount() === 0) return;
+      const agent = await this.#loadAgent();
+      if (!agent) {
+        // The agent is gone: nothing will ever process these events.
+        await this.destroy();
+        return;
       }
-    } finally {
-      this.#cycleRunning = false;
-      this.#stopHeartbeat();
+      const outcome = await runCycle(this.#cycleHost(agent));
+      if (outcome.status === "idle" || outcome.status === "waiting") return;
     }
   }
 
@@ -461,53 +403,11 @@ export class AgentDO extends DurableObject<AppEnv> {
       this.#journal.note(run, "recovered", `The agent object restarted during attempt ${run.attempt - 1} at step ${run.step}; continued from its journal`);
       this.#publish("agent.cycle.interrupted", { runId: run.runId, step: run.step, attempt: run.attempt });
     }
-    if (run || this.#storage.allStaged().length > 0 || this.#storage.readyCount() > 0) {
-      const current = await this.ctx.storage.getAlarm();
-      const at = run ? run.notBefore : Date.now();
-      if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-    }
-  }
-
-  /** The alarm kept ahead of a running cycle, so a fresh instance continues it if this one dies (`now`: the first beat at once). */
-  #startHeartbeat(now: boolean): void {
-    const beat = () => void this.ctx.storage.setAlarm(this.#heartbeatAt());
-    if (now) beat();
-    this.#heartbeat = setInterval(beat, heartbeatEveryMs);
-  }
-
-  #stopHeartbeat(): void {
-    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
-    this.#heartbeat = undefined;
+    // Anything owed gets the alarm (only ever earlier: an alarm about to fire keeps its run).
+    if (run || this.#storage.allStaged().length > 0 || this.#storage.readyCount() > 0) await this.#scheduler.schedule({ earlierOnly: true });
   }
 
   // ── pending calls ──────────────────────────────────────────────────────
-
-  /** A call open in the journal takes its outcome there; its waiter (if any) wakes on the next turn. */
-  #deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean {
-    if (this.#journal.isOpen(toolCallId)) this.#journal.callFinished(toolCallId, outcome);
-    else if (this.#journal.isWaitOpen(toolCallId)) this.#journal.finishWait(toolCallId, outcome);
-    else return false;
-    // On the next turn, so the submitter's answer leaves before the waiting cycle resumes.
-    setTimeout(() => this.#waiters.wake(toolCallId), 0);
-    return true;
-  }
-
-  #deliverToInbox(call: PendingCall, outcome: ToolOutcome): void {
-    const error = outcomeError(outcome);
-    this.#storage.enqueue(
-      {
-        type: "tool_result",
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        runId: call.runId,
-        result: outcome.type === "ok" ? outcome.value : null,
-        ...(error !== undefined && { error }),
-      },
-      `evt_result_${call.toolCallId}`,
-    );
-    this.#publish("agent.inbox.received", { eventId: `evt_result_${call.toolCallId}`, event: { type: "tool_result", toolCallId: call.toolCallId } });
-    void this.#kick();
-  }
 
   /** Notes an operator's action on a run: in its journal while it is active, else on its record in D1. */
   async #audit(runId: string, message: string): Promise<void> {
@@ -572,22 +472,5 @@ export class AgentDO extends DurableObject<AppEnv> {
     }
     for (const planId of deletedIds) this.#storage.deleteDeadline(`plan:${planId}`);
     this.#knowledge = undefined;
-  }
-
-  async #scheduleAlarm(): Promise<void> {
-    const active = this.#journal.active();
-    const notBefore = this.#storage.read("cycle_not_before", z.number());
-    const nextReadyAt = this.#storage.nextReadyAt();
-    const at = nextAlarmAt({
-      now: Date.now(),
-      earliestDeadline: this.#storage.earliestDeadline(),
-      nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, notBefore ?? 0),
-      cycleRunning: this.#cycleRunning,
-      heartbeatAt: this.#heartbeatAt(),
-    });
-    const current = await this.ctx.storage.getAlarm();
-    if (at === undefined) {
-      if (current !== null) await this.ctx.storage.deleteAlarm();
-    } else if (current !== at) await this.ctx.storage.setAlarm(at);
   }
 }

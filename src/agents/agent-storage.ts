@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { countedSql } from "../db/object-statements";
+import { parseStoredJson, parseStoredValue } from "../db/parse-stored-json";
 import { createId } from "../ids";
 import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
@@ -50,19 +51,9 @@ export class AgentStorage {
   readonly #state: StateValues;
 
   constructor(private readonly storage: DurableObjectStorage) {
+    // The tables are the object's migrations' (`agent-migrations.ts`), run before anything reads them.
     this.#sql = countedSql(storage.sql);
-    this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (
-      position INTEGER PRIMARY KEY AUTOINCREMENT,
-      id TEXT NOT NULL UNIQUE,
-      event TEXT NOT NULL,
-      received_at TEXT NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      run_id TEXT,
-      not_before INTEGER NOT NULL DEFAULT 0
-    )`);
     this.#state = new StateValues(this.#sql);
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS deadlines (id TEXT PRIMARY KEY, kind TEXT NOT NULL, due_at INTEGER NOT NULL, payload TEXT NOT NULL)");
-    this.#sql.exec("CREATE TABLE IF NOT EXISTS staged_outcomes (call_id TEXT PRIMARY KEY, outcome TEXT NOT NULL, staged_at INTEGER NOT NULL)");
   }
 
   /** Runs `work` atomically: every write in it lands, or none does. */
@@ -177,15 +168,15 @@ export class AgentStorage {
   #queued(rows: InboxRow[]): QueuedEvent[] {
     const events: QueuedEvent[] = [];
     for (const row of rows) {
-      const parsed = InboxEvent.safeParse(JSON.parse(row.event));
-      if (!parsed.success) {
+      const parsed = parseStoredJson(InboxEvent, row.event);
+      if (!parsed.ok) {
         // Stored by an incompatible version: it can never be processed; say so once and drop it.
-        console.error("dropping an unreadable inbox event", row.id, parsed.error.message);
+        console.error("dropping an unreadable inbox event", row.id, parsed.reason);
         this.#claimedMemo = undefined;
         this.#sql.exec("DELETE FROM inbox WHERE id = ?", row.id);
         continue;
       }
-      events.push({ id: row.id, receivedAt: row.received_at, attempts: row.attempts, event: parsed.data });
+      events.push({ id: row.id, receivedAt: row.received_at, attempts: row.attempts, event: parsed.value });
     }
     return events;
   }
@@ -242,10 +233,11 @@ export class AgentStorage {
   #deadlines(rows: DeadlineRow[]): Deadline[] {
     const deadlines: Deadline[] = [];
     for (const row of rows) {
-      const parsed = Deadline.safeParse({ id: row.id, kind: row.kind, dueAt: row.due_at, payload: JSON.parse(row.payload) });
-      if (parsed.success) deadlines.push(parsed.data);
+      const payload = parseStoredJson(z.unknown(), row.payload);
+      const parsed = payload.ok ? parseStoredValue(Deadline, { id: row.id, kind: row.kind, dueAt: row.due_at, payload: payload.value }) : payload;
+      if (parsed.ok) deadlines.push(parsed.value);
       else {
-        console.error("dropping an unreadable deadline", row.id, parsed.error.message);
+        console.error("dropping an unreadable deadline", row.id, parsed.reason);
         this.#sql.exec("DELETE FROM deadlines WHERE id = ?", row.id);
       }
     }
@@ -277,8 +269,12 @@ export class AgentStorage {
 
   #staged(rows: StagedRow[]): StagedOutcome[] {
     return rows.flatMap((row) => {
-      const parsed = ToolOutcome.safeParse(JSON.parse(row.outcome));
-      return parsed.success ? [{ toolCallId: row.call_id, outcome: parsed.data, stagedAt: row.staged_at }] : [];
+      const parsed = parseStoredJson(ToolOutcome, row.outcome);
+      if (parsed.ok) return [{ toolCallId: row.call_id, outcome: parsed.value, stagedAt: row.staged_at }];
+      // Never delivered as something it is not: the call stays as D1 has it (pending calls expire), and the row goes.
+      console.error("dropping an unreadable staged outcome", row.call_id, parsed.reason);
+      this.#sql.exec("DELETE FROM staged_outcomes WHERE call_id = ?", row.call_id);
+      return [];
     });
   }
 }

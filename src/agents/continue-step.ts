@@ -3,14 +3,17 @@
  * calls had started executing (the journal has them, in order); a call whose
  * input had not finished streaming never ran and is dropped, as is text the
  * model had not finished. Calls with an outcome keep it; the others are done
- * again under their own ids (a pending call re-attaches to its row, a reply
- * finds its message, a gateway request carries the same idempotency key).
+ * again under their own ids, through the tool pipeline like any call (a
+ * pending call re-attaches to its row, a reply finds its message, a gateway
+ * request carries the same idempotency key; an approved call that was
+ * dispatched is not run again).
  * The step then ends as if the model had produced exactly those calls.
  */
-import type { ModelMessage, ToolSet } from "ai";
+import type { ModelMessage } from "ai";
 import type { RunToolCall } from "../db/runs";
+import type { ToolPipeline } from "../tools/engine/tool-pipeline";
 import { toModelOutput, type ToolOutcome } from "../tools/engine/tool-outcome";
-import type { CycleJournal, JournalCall, StepRecord } from "./cycle-journal";
+import type { JournalCall, StepRecord } from "./cycle-journal";
 import { emptyUsage } from "./cycle-journal";
 import { finishToolCall } from "./cycle-stream";
 import type { DeferredMap } from "./deferred-map";
@@ -19,8 +22,7 @@ export type ContinuedStep = { messages: ModelMessage[]; record: StepRecord; reus
 
 export async function continueStep(input: {
   calls: JournalCall[];
-  tools: ToolSet;
-  journal: CycleJournal;
+  pipeline: Pick<ToolPipeline, "run">;
   messages: ModelMessage[];
   runId: string;
   stepNumber: number;
@@ -28,7 +30,7 @@ export async function continueStep(input: {
   abortSignal: AbortSignal;
   publish(type: string, data: Record<string, unknown>): void;
 }): Promise<ContinuedStep> {
-  const { calls, tools, journal } = input;
+  const { calls, pipeline } = input;
   let redone = 0;
   const outcomes = await Promise.all(
     calls.map(async (call): Promise<ToolOutcome> => {
@@ -36,10 +38,8 @@ export async function continueStep(input: {
       redone += 1;
       // Its input is complete (it was executing): nothing streams any more.
       input.settled.resolve(call.modelToolCallId);
-      const execute = tools[call.toolName]?.execute;
-      if (!execute) return journal.callFinished(call.toolCallId, { type: "error", message: `Tool "${call.toolName}" is no longer available` });
-      const value: unknown = await execute(call.input as never, { toolCallId: call.modelToolCallId, messages: input.messages, abortSignal: input.abortSignal, context: {} } as never);
-      return journal.call(call.toolCallId)?.outcome ?? (value as ToolOutcome);
+      // The journal has it open: the pipeline finds it there, runs it again (or not, if an approved call was dispatched) and records its outcome.
+      return pipeline.run({ toolName: call.toolName, modelToolCallId: call.modelToolCallId, input: call.input, abortSignal: input.abortSignal, messages: input.messages });
     }),
   );
 

@@ -7,13 +7,12 @@
  * the cycle where it stopped, so no call that ran or is pending is issued
  * again; a call open here is also where a result posted for it is delivered.
  */
-import type { ModelMessage } from "ai";
+import { type ModelMessage, modelMessageSchema } from "ai";
 import { z } from "zod";
-import type { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
+import { parseStoredJson } from "../db/parse-stored-json";
+import { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
 import { ToolOutcome } from "../tools/engine/tool-outcome";
 import type { AgentStorage } from "./agent-storage";
-
-const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 
 export const ActiveRun = z.object({
   runId: z.string(),
@@ -31,23 +30,18 @@ export const ActiveRun = z.object({
   step: z.number().int().min(0),
   /** A scripted model's place when the current step started, to replay a step cut off mid-stream. */
   scriptedTurn: z.number().int().min(0).optional(),
-  usage: Usage,
-  notes: z.array(
-    z.object({
-      at: z.string(),
-      kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "push_failed", "final_report"]),
-      message: z.string(),
-      /** A `final_report` note: the call that made it and the report itself. */
-      toolCallId: z.string().optional(),
-      report: z.unknown().optional(),
-    }),
-  ),
+  usage: RunUsage,
+  notes: z.array(RunNote),
   /** Set while an attempt runs in a live instance; a fresh instance that finds it knows the attempt died. */
   running: z.boolean(),
 });
 export type ActiveRun = z.infer<typeof ActiveRun>;
 
-export type StepRecord = { step: RunStep; toolCalls: RunToolCall[] };
+export const StepRecord = z.object({ step: RunStep, toolCalls: z.array(RunToolCall) });
+export type StepRecord = z.infer<typeof StepRecord>;
+
+/** Model messages as stored (a step's, the consciousness): checked as the AI SDK checks a prompt. */
+export const StoredMessages = z.array(modelMessageSchema);
 
 export type JournalCall = {
   toolCallId: string;
@@ -96,39 +90,8 @@ export class CycleJournal {
     sql: SqlStorage,
     private readonly storage: AgentStorage,
   ) {
+    // The tables are the object's migrations' (`agent-migrations.ts`), run before anything reads them.
     this.#sql = sql;
-    sql.exec("CREATE TABLE IF NOT EXISTS journal_steps (run_id TEXT NOT NULL, step INTEGER NOT NULL, messages TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (run_id, step))");
-    sql.exec(`CREATE TABLE IF NOT EXISTS journal_calls (
-      call_id TEXT PRIMARY KEY,
-      model_call_id TEXT NOT NULL,
-      run_id TEXT NOT NULL,
-      step INTEGER NOT NULL,
-      position INTEGER NOT NULL,
-      tool_name TEXT NOT NULL,
-      input TEXT NOT NULL,
-      started_at INTEGER NOT NULL,
-      outcome TEXT,
-      announced INTEGER NOT NULL DEFAULT 0,
-      card_space_id TEXT,
-      card_minimal INTEGER NOT NULL DEFAULT 0,
-      dispatched INTEGER NOT NULL DEFAULT 0
-    )`);
-
-    // Pending calls a call of this run waits on besides its own (an approval that gates it, calls it waits for).
-    // An approval keeps the schema of the tool it gates: edited arguments are checked against it when answered.
-    sql.exec("CREATE TABLE IF NOT EXISTS journal_waits (pending_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, outcome TEXT, args_schema TEXT)");
-    // Objects made before these columns existed get them once (nothing else about the tables changed).
-    const added: [table: string, column: string, definition: string][] = [
-      ["journal_calls", "card_minimal", "INTEGER NOT NULL DEFAULT 0"],
-      ["journal_calls", "dispatched", "INTEGER NOT NULL DEFAULT 0"],
-      ["journal_waits", "args_schema", "TEXT"],
-    ];
-    const present = new Set(
-      sql.exec<{ name: string; table_name: string }>("SELECT 'journal_calls' AS table_name, name FROM pragma_table_info('journal_calls') UNION ALL SELECT 'journal_waits', name FROM pragma_table_info('journal_waits')").toArray().map((row) => `${row.table_name}.${row.name}`),
-    );
-    for (const [table, column, definition] of added) {
-      if (!present.has(`${table}.${column}`)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-    }
   }
 
   // ── the run ────────────────────────────────────────────────────────────
@@ -167,11 +130,33 @@ export class CycleJournal {
 
   // ── steps ──────────────────────────────────────────────────────────────
 
+  /**
+   * The run's completed steps, to go on from. A step that does not parse
+   * throws: going on without it would have the model do it again.
+   */
   completedSteps(runId: string): { messages: ModelMessage[]; record: StepRecord }[] {
     return this.#sql
-      .exec<{ messages: string; record: string }>("SELECT messages, record FROM journal_steps WHERE run_id = ? ORDER BY step", runId)
+      .exec<{ step: number; messages: string; record: string }>("SELECT step, messages, record FROM journal_steps WHERE run_id = ? ORDER BY step", runId)
       .toArray()
-      .map((row) => ({ messages: JSON.parse(row.messages) as ModelMessage[], record: JSON.parse(row.record) as StepRecord }));
+      .map((row) => {
+        const messages = parseStoredJson(StoredMessages, row.messages);
+        const record = parseStoredJson(StepRecord, row.record);
+        if (!messages.ok || !record.ok) throw new Error(`Step ${row.step} of run ${runId} is in the journal but cannot be read (${messages.ok ? "" : `messages: ${messages.reason}`}${!messages.ok && !record.ok ? "; " : ""}${record.ok ? "" : `record: ${record.reason}`})`);
+        return { messages: messages.value, record: record.value };
+      });
+  }
+
+  /** What the run record shows of the completed steps, for a run that ends without going on: a step that does not parse is left out, and logged. */
+  stepRecords(runId: string): StepRecord[] {
+    return this.#sql
+      .exec<{ step: number; record: string }>("SELECT step, record FROM journal_steps WHERE run_id = ? ORDER BY step", runId)
+      .toArray()
+      .flatMap((row) => {
+        const record = parseStoredJson(StepRecord, row.record);
+        if (record.ok) return [record.value];
+        console.error("leaving an unreadable journaled step out of the run record", runId, row.step, record.reason);
+        return [];
+      });
   }
 
   /** A step is done: its messages replace its calls, and the run moves on (atomically). */
@@ -215,8 +200,7 @@ export class CycleJournal {
     const row = this.#sql
       .exec<{ outcome: string | null }>("UPDATE journal_calls SET outcome = COALESCE(outcome, ?) WHERE call_id = ? RETURNING outcome", JSON.stringify(outcome), toolCallId)
       .toArray()[0];
-    const stored = row?.outcome == null ? undefined : ToolOutcome.safeParse(JSON.parse(row.outcome));
-    return stored?.success ? stored.data : outcome;
+    return row?.outcome == null ? outcome : storedOutcome(row.outcome, toolCallId);
   }
 
   markAnnounced(toolCallId: string): void {
@@ -258,8 +242,11 @@ export class CycleJournal {
   argsSchemaOf(pendingId: string): Record<string, unknown> | undefined {
     const row = this.#sql.exec<{ args_schema: string | null }>("SELECT args_schema FROM journal_waits WHERE pending_id = ?", pendingId).toArray()[0];
     if (!row?.args_schema) return undefined;
-    const parsed = JsonObject.safeParse(JSON.parse(row.args_schema));
-    return parsed.success ? parsed.data : undefined;
+    const parsed = parseStoredJson(JsonObject, row.args_schema);
+    if (parsed.ok) return parsed.value;
+    // Edited arguments are then checked against the tool's schema as configured now.
+    console.error("unreadable kept schema of an approval", pendingId, parsed.reason);
+    return undefined;
   }
 
   isWaitOpen(pendingId: string): boolean {
@@ -274,9 +261,7 @@ export class CycleJournal {
 
   waitOutcome(pendingId: string): ToolOutcome | undefined {
     const row = this.#sql.exec<{ outcome: string | null }>("SELECT outcome FROM journal_waits WHERE pending_id = ?", pendingId).toArray()[0];
-    if (!row?.outcome) return undefined;
-    const parsed = ToolOutcome.safeParse(JSON.parse(row.outcome));
-    return parsed.success ? parsed.data : undefined;
+    return row?.outcome ? storedOutcome(row.outcome, pendingId) : undefined;
   }
 
   /** Forgets an open wait (an outcome already recorded stays). */
@@ -300,17 +285,29 @@ export class CycleJournal {
   }
 }
 
+/**
+ * A recorded outcome. One that does not parse is not taken for "no outcome
+ * yet" (the call would run again) nor for anything it may have been: it
+ * reads as a failure that says so, and is logged.
+ */
+function storedOutcome(text: string, toolCallId: string): ToolOutcome {
+  const parsed = parseStoredJson(ToolOutcome, text);
+  if (parsed.ok) return parsed.value;
+  console.error("unreadable recorded outcome", toolCallId, parsed.reason);
+  return { type: "error", message: "The outcome recorded for this call could not be read (stored by another version of the gateway); it is not run again", kind: "internal" };
+}
+
 function toCall(row: CallRow): JournalCall {
-  const outcome = row.outcome === null ? undefined : ToolOutcome.safeParse(JSON.parse(row.outcome));
+  const input: unknown = JSON.parse(row.input);
   return {
     toolCallId: row.call_id,
     modelToolCallId: row.model_call_id,
     runId: row.run_id,
     step: row.step,
     toolName: row.tool_name,
-    input: JSON.parse(row.input) as unknown,
+    input,
     startedAt: row.started_at,
-    outcome: outcome?.success ? outcome.data : undefined,
+    outcome: row.outcome === null ? undefined : storedOutcome(row.outcome, row.call_id),
     announced: row.announced === 1,
     cardSpaceId: row.card_space_id ?? undefined,
     cardMinimal: row.card_minimal === 1,

@@ -1,12 +1,13 @@
 /**
  * What one attempt of a cycle works with: the tool context, every tool
  * (from every provider: built-ins, the agent's own, OpenAPI sources,
- * sub-agents, MCP servers) wrapped for the journal and behind their
- * approvals, the stream observers, the system prompt (with what providers
+ * sub-agents, MCP servers) behind the one tool pipeline that runs its calls
+ * (journal, approval, …, statistics: `tools/engine/tool-pipeline.ts`), the
+ * stream observers, the system prompt (with what providers
  * ask to be said) and the model. A reflection pass (its trigger is a
  * `reflection` event) gets the notes tools alone and no spaces.
  */
-import { asSchema, type LanguageModel, type ToolSet } from "ai";
+import type { LanguageModel, ToolSet } from "ai";
 import { z } from "zod";
 import type { AgentRecord } from "./agent-record";
 import type { Database } from "../db/client";
@@ -26,11 +27,8 @@ import type { AgentStorage } from "./agent-storage";
 import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
-import { type CallGate, journalTools } from "./journaled-tools";
 import { presentEvents } from "./double-texting";
-import { needsApproval, requestApproval } from "../tools/engine/run-approval";
-import { failed } from "../tools/engine/tool-outcome";
-import { hiddenFromPublic } from "../tools/engine/decide-display";
+import { ToolPipeline } from "../tools/engine/tool-pipeline";
 import { callbackUrl } from "../security/callback-token";
 import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
@@ -71,7 +69,9 @@ export type CycleHost = {
 
 export type Attempt = {
   context: ToolContext;
+  /** What the model is offered: every call goes through `pipeline`. */
   tools: ToolSet;
+  pipeline: ToolPipeline;
   observers: ToolStreamObserver[];
   settled: DeferredMap;
   spaceIds: string[];
@@ -143,8 +143,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     },
     toolRuntime: host.toolRuntime,
     markInputSettled: (modelToolCallId) => settled.resolve(modelToolCallId),
-    toolsOfCycle: () => raw,
-    approvalRequired: (name, args) => needsApproval(approvalFor(name), args),
+    runBatched: (call) => pipeline.run({ toolName: call.toolName, modelToolCallId: call.modelToolCallId, input: call.input, abortSignal: call.abortSignal, batchedAs: call.toolCallId }),
     reportFinal: (toolCallId, report) => {
       // The same call done again after a restart finds its report already kept.
       if (run.notes.some((note) => note.toolCallId === toolCallId)) return;
@@ -160,20 +159,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   // Built-ins win a name clash, then the agent's own tools, then its providers and MCP servers in config order.
   // A reflection pass has the built-ins alone (and of those, the notes tools).
   const assembled = await assembleTools(context, reflection ? [builtinProvider()] : providersOf(agent.config));
-  const raw: ToolSet = assembled.tools;
-  const approvalFor = (name: string) => agent.config.tools.find((tool) => tool.name === name)?.approval ?? agent.config.approvals?.[name];
-  const gate: CallGate = async (call) => {
-    const approval = approvalFor(call.toolName);
-    if (!needsApproval(approval, call.input)) return { run: true, input: call.input, edited: false, approved: false };
-    // Decided from the resolved tool, whichever provider it came from: a minimal (or hidden, or prebuilt) tool's approval card keeps its arguments from public-key clients.
-    const display = assembled.displays[call.toolName];
-    // The schema edited arguments are held to when the approval is answered, whichever provider made the tool.
-    const inputSchema = raw[call.toolName]?.inputSchema;
-    const argsSchema = inputSchema === undefined ? undefined : ((await asSchema(inputSchema).jsonSchema) as Record<string, unknown>);
-    const decision = await requestApproval(context, { ...call, args: call.input, approval, minimal: display !== undefined && hiddenFromPublic(display), argsSchema });
-    return decision.approved ? { run: true, input: decision.args, edited: decision.edited, approved: true } : { run: false, outcome: failed(decision.message) };
-  };
-  const tools = journalTools(raw, journal, callIds, { runId: run.runId, step: () => run.step }, gate);
+  const pipeline = new ToolPipeline(context, assembled.tools, journal);
   const events = presentEvents(agent.config.loop.doubleTexting, claimed);
   const now = new Date();
   const builtins = await describeBuiltins(context);
@@ -199,8 +185,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   });
   return {
     context,
-    tools,
-    observers: [createSendMessageStreamer(context), ...assembled.observers],
+    tools: pipeline.modelTools(),
+    pipeline,
+    observers: [createSendMessageStreamer(context), ...assembled.observers, pipeline.observer],
     settled,
     spaceIds: spaces.map((space) => space.id),
     system,

@@ -9,8 +9,7 @@
  */
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
-import type { PendingCallOwner } from "../tools/engine/pending-call-owner";
-import type { ToolWaiters } from "../tools/engine/tool-waiters";
+import type { PendingCallOwner } from "./pending-call-owner";
 import type { WebhookSender } from "../tools/engine/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
@@ -25,7 +24,6 @@ export type DeadlineDeps = {
   storage: AgentStorage;
   journal: CycleJournal;
   agentId: string;
-  waiters: ToolWaiters;
   owner: PendingCallOwner;
   webhooks: WebhookSender;
   notifier: EventNotifier;
@@ -53,7 +51,7 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
       const { toolCallId } = deadline.payload;
       storage.deleteDeadline(deadline.id);
       // A live waiter has its own timer, and a continued cycle times the call out itself.
-      if (deps.waiters.has(toolCallId) || deps.journal.isOpen(toolCallId) || deps.journal.isWaitOpen(toolCallId)) return;
+      if (deps.owner.isAwaited(toolCallId) || deps.journal.isOpen(toolCallId) || deps.journal.isWaitOpen(toolCallId)) return;
       return deps.owner.release(toolCallId);
     }
     case "call_expiry":

@@ -17,7 +17,7 @@ import { settleCard } from "../tools/engine/tool-events";
 import { pendingToolNames } from "../tools/providers/pending-tool-names";
 import { checkCycleBudget } from "./cycle-budget";
 import { debounceUntil, interrupts, presentEvents, supersededEvents } from "./double-texting";
-import { type ActiveRun, emptyUsage, type StepRecord } from "./cycle-journal";
+import { type ActiveRun, emptyUsage, type StepRecord, StoredMessages } from "./cycle-journal";
 import { addUsage, CycleTimeoutError, newToolCall } from "./cycle-stream";
 import { type Attempt, type CycleHost, prepareAttempt, scriptedTurn } from "./cycle-setup";
 import { continueStep } from "./continue-step";
@@ -139,7 +139,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
 
     const completed = journal.completedSteps(run.runId);
     records = completed.map((step) => step.record);
-    const previous = storage.read("consciousness", z.array(z.custom<ModelMessage>())) ?? [];
+    const previous = storage.read("consciousness", StoredMessages) ?? [];
     const messages: ModelMessage[] = [...previous, { role: "user", content: run.userMessage }, ...completed.flatMap((step) => step.messages)];
     const maxSteps = prepared.reflection ? (agent.config.reflection?.maxSteps ?? defaultReflectionSteps) : agent.config.loop.maxSteps;
     let done = records.length > 0 && stepEndsCycle(records[records.length - 1]);
@@ -147,7 +147,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     if (!done && run.step < maxSteps) {
       const calls = journal.calls(run.runId, run.step);
       if (calls.length > 0) {
-        const continued = await continueStep({ calls, tools, journal, messages, runId: run.runId, stepNumber: run.step, settled: prepared.settled, abortSignal, publish: host.publish });
+        const continued = await continueStep({ calls, pipeline: prepared.pipeline, messages, runId: run.runId, stepNumber: run.step, settled: prepared.settled, abortSignal, publish: host.publish });
         journal.note(run, "redone", `Step ${run.step} continued after an interruption: ${continued.reused} call(s) kept their outcome, ${continued.redone} were done again under the same id; text and calls the model had not finished were dropped`);
         journal.completeStep(run, continued.messages, continued.record);
         messages.push(...continued.messages);
@@ -234,7 +234,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
 export async function giveUp(host: CycleHost, run: ActiveRun, reason?: string): Promise<CycleOutcome> {
   const spaceEvents = new SpaceEventBuffer(host.env);
   const spaces = await host.loadSpaces(createDatabase(host.env.DB, { count: 0 })).catch(() => []);
-  const records = host.journal.completedSteps(run.runId).map((step) => step.record);
+  const records = host.journal.stepRecords(run.runId);
   const last = [...run.notes].reverse().find((note) => note.kind === "recovered" || note.kind === "retried");
   const error = reason ?? `The run was interrupted ${run.attempt - 1} time(s) and gave up${last ? ` (last: ${last.message})` : ""}; events kept on this run`;
   await failRun(host, run, { spaceIds: spaces.map((space) => space.id) }, spaceEvents, records, error, null);
@@ -253,7 +253,7 @@ async function failRun(
 ): Promise<void> {
   // Approvals nobody gave can never let their call run now: they expire (a late answer gets 410).
   for (const pendingId of host.journal.openWaits(run.runId)) {
-    await host.toolRuntime.owner.expire(pendingId).catch((expireError: unknown) => console.error("could not expire a wait", pendingId, expireError));
+    await host.toolRuntime.calls.expire(pendingId).catch((expireError: unknown) => console.error("could not expire a wait", pendingId, expireError));
   }
   const open = host.journal.openCalls(run.runId).filter((call) => !call.outcome);
   const pendingTools = pendingToolNames(host.agent.config);

@@ -9,6 +9,7 @@
  * rolled-back transaction).
  */
 import type { z } from "zod";
+import { parseStoredJson } from "../db/parse-stored-json";
 
 /** State values longer than this (in characters) are read from SQLite each time instead of kept in memory. */
 const keptTextMax = 16_384;
@@ -19,9 +20,7 @@ export class StateValues {
   /** The value last parsed from each key's text, with the schema that parsed it. */
   readonly #parsed = new Map<string, { text: string; schema: z.ZodType; parsed: { data: unknown } | undefined }>();
 
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-  }
+  constructor(private readonly sql: SqlStorage) {}
 
   /** A value, parsed with its schema; a value that does not parse is treated as absent (and logged). */
   read<S extends z.ZodType>(key: string, schema: S): z.infer<S> | undefined {
@@ -33,15 +32,15 @@ export class StateValues {
     if (text === null) return undefined;
     const memo = this.#parsed.get(key);
     const seen = memo?.text === text && memo.schema === schema;
-    // A copy each time: callers change what they read before they write it back.
+    // A copy each time: callers change what they read before they write it back. (`seen`: parsed by this very schema, so the type holds.)
     if (seen && memo.parsed) return structuredClone(memo.parsed.data) as z.infer<S>;
-    const parsed = schema.safeParse(JSON.parse(text));
-    if (parsed.success) {
+    const parsed = parseStoredJson(schema, text);
+    if (parsed.ok) {
       // Kept from the second read of the same text on: a value read once (and then rewritten) is not copied.
-      if (text.length <= keptTextMax) this.#parsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.data) } : undefined });
-      return parsed.data;
+      if (text.length <= keptTextMax) this.#parsed.set(key, { text, schema, parsed: seen ? { data: structuredClone(parsed.value) } : undefined });
+      return parsed.value;
     }
-    console.error("unreadable agent state", key, parsed.error.message);
+    console.error("unreadable agent state", key, parsed.reason);
     return undefined;
   }
 

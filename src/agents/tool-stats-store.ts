@@ -6,6 +6,7 @@
  * `GET /api/agents/:agentId/tool-stats`. Deleted with the agent.
  */
 import { z } from "zod";
+import { parseStoredJson } from "../db/parse-stored-json";
 import { type CallStat, type CallTotals, countCall, emptyFailures, latencySummary, type ToolStatsSummary } from "../tools/engine/call-stats";
 import { FailureKind } from "../tools/engine/tool-outcome";
 
@@ -33,20 +34,7 @@ export type AgentToolStats = ToolStatsSummary & { lastCallAt: string };
 type Totals = CallTotals & { latencies: number[] };
 
 export class ToolStatsStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS tool_stats (
-      tool TEXT PRIMARY KEY,
-      provider TEXT NOT NULL,
-      calls INTEGER NOT NULL,
-      failed INTEGER NOT NULL,
-      failures TEXT NOT NULL,
-      cache_hits INTEGER NOT NULL,
-      bytes_in INTEGER NOT NULL,
-      bytes_out INTEGER NOT NULL,
-      latencies TEXT NOT NULL,
-      last_at INTEGER NOT NULL
-    )`);
-  }
+  constructor(private readonly sql: SqlStorage) {}
 
   /**
    * Each tool's row as last written, parsed: only this class writes the table,
@@ -88,14 +76,15 @@ export class ToolStatsStore {
     let totals = this.#rows.get(tool);
     if (!totals) {
       const row = this.sql.exec<Row>("SELECT * FROM tool_stats WHERE tool = ?", tool).toArray()[0];
+      const stored = row ? jsonColumns(row) : { failures: {}, latencies: [] };
       totals = {
         calls: row?.calls ?? 0,
         failed: row?.failed ?? 0,
-        failures: { ...emptyFailures(), ...(row ? (Failures.safeParse(JSON.parse(row.failures)).data ?? {}) : {}) },
+        failures: { ...emptyFailures(), ...stored.failures },
         cacheHits: row?.cache_hits ?? 0,
         bytesIn: row?.bytes_in ?? 0,
         bytesOut: row?.bytes_out ?? 0,
-        latencies: row ? (Latencies.safeParse(JSON.parse(row.latencies)).data ?? []) : [],
+        latencies: stored.latencies,
       };
       this.#rows.set(tool, totals);
     }
@@ -107,17 +96,29 @@ export class ToolStatsStore {
     return this.sql
       .exec<Row>("SELECT * FROM tool_stats ORDER BY calls DESC, tool")
       .toArray()
-      .map((row) => ({
-        toolName: row.tool,
-        provider: row.provider,
-        calls: row.calls,
-        failed: row.failed,
-        failures: { ...emptyFailures(), ...(Failures.safeParse(JSON.parse(row.failures)).data ?? {}) },
-        cacheHits: row.cache_hits,
-        latencyMs: latencySummary(Latencies.safeParse(JSON.parse(row.latencies)).data ?? []),
-        bytesIn: row.bytes_in,
-        bytesOut: row.bytes_out,
-        lastCallAt: new Date(row.last_at).toISOString(),
-      }));
+      .map((row) => {
+        const stored = jsonColumns(row);
+        return {
+          toolName: row.tool,
+          provider: row.provider,
+          calls: row.calls,
+          failed: row.failed,
+          failures: { ...emptyFailures(), ...stored.failures },
+          cacheHits: row.cache_hits,
+          latencyMs: latencySummary(stored.latencies),
+          bytesIn: row.bytes_in,
+          bytesOut: row.bytes_out,
+          lastCallAt: new Date(row.last_at).toISOString(),
+        };
+      });
   }
+}
+
+/** A row's JSON columns, parsed. These are statistics, not records: a column that does not parse counts as empty, and is logged. */
+function jsonColumns(row: Row): { failures: z.infer<typeof Failures>; latencies: number[] } {
+  const failures = parseStoredJson(Failures, row.failures);
+  const latencies = parseStoredJson(Latencies, row.latencies);
+  if (!failures.ok) console.error("unreadable failure counts in tool statistics, counted as none", row.tool, failures.reason);
+  if (!latencies.ok) console.error("unreadable latencies in tool statistics, counted as none", row.tool, latencies.reason);
+  return { failures: failures.ok ? failures.value : {}, latencies: latencies.ok ? latencies.value : [] };
 }

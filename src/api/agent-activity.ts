@@ -15,14 +15,15 @@ import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";
 import { notFound } from "../errors";
-import { requireSecret } from "./authorize";
-import { createRouter, newId, type ApiContext } from "./context";
+import { createRouter, newId } from "./context";
 import { AgentEvent } from "./event-schemas";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, queryInteger, RunIdParam, writeErrorResponses } from "./schemas";
+import { routeAccess } from "./route-access";
 import { AfterSeqParam, checkStreamRequest, streamRequest } from "./streams";
 import { ToolStats } from "./tool-stats";
 import { runToolStats } from "../tools/engine/call-stats";
 import type { Run as RunRecord } from "../db/runs";
+import type { AppEnv } from "../env";
 
 /** A run with its tool calls summed up per tool (the numbers on the run record). */
 const withToolStats = (run: RunRecord) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
@@ -52,9 +53,8 @@ const Run = z
 
 const InboxPush = z.object({ type: z.literal("external"), data: z.unknown() }).strict().openapi("InboxPush");
 
-async function requireAgent(c: ApiContext, agentId: string) {
-  requireSecret(c);
-  const database = getDatabase(c.env.DB);
+async function requireAgent(env: AppEnv, agentId: string) {
+  const database = getDatabase(env.DB);
   const agent = await getAgent(database, agentId);
   if (!agent) throw await agentNotFound(database, agentId);
   return agent;
@@ -65,6 +65,7 @@ const listRoute = <Q extends z.ZodObject>(path: string, name: string, schema: z.
     method: "get",
     path,
     tags: ["agents"],
+    ...routeAccess("secret"),
     request: { params: AgentIdParam, query },
     responses: { 200: jsonContent(z.object({ [name]: z.array(schema) }), `The agent's ${name}`), ...errorResponses },
   });
@@ -77,11 +78,11 @@ export const agentActivityRoutes = createRouter()
       method: "get",
       path: "/api/runs/{runId}",
       tags: ["runs"],
+      ...routeAccess("secret"),
       request: { params: RunIdParam },
       responses: { 200: jsonContent(Run, "The cycle: status, trigger, steps, tool calls, usage, error"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { runId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const run = await getRun(database, runId);
@@ -107,23 +108,23 @@ export const agentActivityRoutes = createRouter()
   )
   .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {
     const { agentId } = c.req.valid("param");
-    await requireAgent(c, agentId);
+    await requireAgent(c.env, agentId);
     const { limit = 20 } = c.req.valid("query");
     return c.json({ runs: (await listRuns(getDatabase(c.env.DB), agentId, limit)).map(withToolStats) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/goals", "goals", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");
-    await requireAgent(c, agentId);
+    await requireAgent(c.env, agentId);
     return c.json({ goals: await listGoals({ database: getDatabase(c.env.DB), agentId }) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/memories", "memories", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");
-    await requireAgent(c, agentId);
+    await requireAgent(c.env, agentId);
     return c.json({ memories: await listMemories({ database: getDatabase(c.env.DB), agentId }) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/plans", "plans", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");
-    await requireAgent(c, agentId);
+    await requireAgent(c.env, agentId);
     return c.json({ plans: await listPlans({ database: getDatabase(c.env.DB), agentId }) }, 200);
   })
   .openapi(
@@ -138,7 +139,7 @@ export const agentActivityRoutes = createRouter()
     ),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      await requireAgent(c, agentId);
+      await requireAgent(c.env, agentId);
       const { status, limit = 100 } = c.req.valid("query");
       const rows = await getDatabase(c.env.DB)
         .select()
@@ -154,12 +155,13 @@ export const agentActivityRoutes = createRouter()
       method: "post",
       path: "/api/agents/{agentId}/inbox",
       tags: ["agents"],
+      ...routeAccess("secret"),
       request: { params: AgentIdParam, ...jsonBody(InboxPush) },
       responses: { 202: jsonContent(z.object({ eventId: z.string() }), "Queued; the agent wakes"), ...writeErrorResponses },
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      await requireAgent(c, agentId);
+      await requireAgent(c.env, agentId);
       const { data } = c.req.valid("json");
       const hop = c.get("hop");
       // With an Idempotency-Key the event id is derived from it: the inbox ignores a retry.
@@ -172,6 +174,7 @@ export const agentActivityRoutes = createRouter()
       method: "get",
       path: "/api/agents/{agentId}/stream",
       tags: ["streams"],
+      ...routeAccess("secret"),
       description:
         "The agent's own events (secret key): inbox, cycles, text deltas, every tool call with full args and results, external calls to execute. WebSocket or SSE; afterSeq replays.",
       request: { params: AgentIdParam, query: z.object({ afterSeq: AfterSeqParam }) },
@@ -184,8 +187,8 @@ export const agentActivityRoutes = createRouter()
     }),
     async (c) => {
       const { agentId } = c.req.valid("param");
-      await requireAgent(c, agentId);
+      await requireAgent(c.env, agentId);
       checkStreamRequest(c.req.raw);
-      return agentStub(c.env, agentId).fetch(streamRequest(c.req.raw, c.get("principal"), {})) as unknown as ReturnType<typeof c.json>;
+      return agentStub(c.env, agentId).fetch(streamRequest(c.req.raw, c.get("caller"), {})) as unknown as ReturnType<typeof c.json>;
     },
   );

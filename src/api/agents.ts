@@ -11,12 +11,12 @@ import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
 import { expireOpenCallsOfAgent } from "../tools/engine/pending-calls";
-import { requireSecret } from "./authorize";
 import { checkSubagents } from "./check-subagents";
 import { checkToolSecrets } from "./check-tool-secrets";
 import { deleteOutputsOf, deletePrefix } from "../tools/engine/output-store";
 import { notesPrefix } from "../tools/builtins/notes-tools";
 import { createRouter, newId } from "./context";
+import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const AgentBody = z.object({ config: AgentConfig }).strict().openapi("AgentBody");
@@ -40,11 +40,11 @@ export const agentRoutes = createRouter()
       method: "post",
       path: "/api/agents",
       tags: ["agents"],
+      ...routeAccess("secret"),
       request: jsonBody(AgentBody),
       responses: { 201: jsonContent(CreatedAgent, "The new agent and its entity"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { config } = c.req.valid("json");
       checkToolSecrets(config, c.env);
       const database = getDatabase(c.env.DB);
@@ -68,11 +68,11 @@ export const agentRoutes = createRouter()
       method: "get",
       path: "/api/agents/{agentId}",
       tags: ["agents"],
+      ...routeAccess("secret"),
       request: { params: AgentIdParam },
       responses: { 200: jsonContent(Agent, "The agent with its config"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
@@ -85,11 +85,11 @@ export const agentRoutes = createRouter()
       method: "put",
       path: "/api/agents/{agentId}",
       tags: ["agents"],
+      ...routeAccess("secret"),
       request: { params: AgentIdParam, ...jsonBody(AgentBody) },
       responses: { 200: jsonContent(Agent, "The agent with its new config"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId } = c.req.valid("param");
       const { config } = c.req.valid("json");
       checkToolSecrets(config, c.env);
@@ -111,11 +111,11 @@ export const agentRoutes = createRouter()
       method: "delete",
       path: "/api/agents/{agentId}",
       tags: ["agents"],
+      ...routeAccess("secret"),
       request: { params: AgentIdParam },
       responses: { 200: jsonContent(SuccessResponse, "Deleted"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);

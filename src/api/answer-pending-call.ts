@@ -10,9 +10,9 @@ import { canonicalJson } from "../canonical-json";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
 import { getPendingCall, type PendingCall } from "../tools/engine/pending-calls";
-import type { SubmitAnswer } from "../tools/engine/pending-call-owner";
+import type { SubmitAnswer } from "../tools/engine/pending-call-port";
 import { outcomeResult } from "../tools/engine/tool-outcome";
-import type { ApiContext } from "./context";
+import type { ApiContext, ApiEnv } from "./context";
 
 export type Submission = { type: "ok"; value: unknown } | { type: "error"; message: string };
 
@@ -21,7 +21,7 @@ export function submissionOf(body: { result?: unknown; error?: string }): Submis
   return body.error !== undefined ? { type: "error", message: body.error } : { type: "ok", value: body.result === undefined ? null : body.result };
 }
 
-export async function answerPendingCall(c: ApiContext, call: PendingCall, submission: Submission) {
+export async function answerPendingCall<Env extends ApiEnv>(c: ApiContext<Env>, call: PendingCall, submission: Submission) {
   const result = outcomeResult(submission);
   let answer: SubmitAnswer | undefined = settledAnswer(call, result);
   if (!answer) {

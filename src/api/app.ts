@@ -13,6 +13,7 @@ import { webhookRoutes } from "./webhooks";
 import { deadLetterRoutes } from "./dead-letters";
 import { portableAgentRoutes } from "./portable-agents";
 import { authentication } from "./authorize";
+import { securitySchemes } from "./route-access";
 import { discoveryRoutes } from "./discovery";
 import { createRouter } from "./context";
 import { entityRoutes } from "./entities";
@@ -31,8 +32,6 @@ import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
 import { toolStatsRoutes } from "./tool-stats";
-
-const securityRequirements: Record<string, string[]>[] = [{ secretKey: [] }, { publicKey: [], bearer: [] }];
 
 export function createApp() {
   const app = createRouter();
@@ -85,9 +84,8 @@ export function createApp() {
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);
-  app.openAPIRegistry.registerComponent("securitySchemes", "secretKey", { type: "apiKey", in: "header", name: "x-secret-key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "publicKey", { type: "apiKey", in: "header", name: "x-public-key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+  // Each operation's `security` comes from its route's access declaration (route-access.ts): no document-wide default.
+  for (const [name, scheme] of Object.entries(securitySchemes)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
   app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: {
@@ -97,7 +95,6 @@ export function createApp() {
     },
     // Relative: the document describes the gateway that serves it (and the reference page tries requests there).
     servers: [{ url: "/", description: "The gateway serving this document" }],
-    security: securityRequirements,
   }));
 
   app.notFound((c) => c.json(errorEnvelope("route_not_found", `No route for ${c.req.method} ${c.req.path}`), 404));

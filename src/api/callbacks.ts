@@ -6,11 +6,11 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
-import { ApiError, unauthorized } from "../errors";
-import { verifyCallbackToken } from "../security/callback-token";
+import { ApiError } from "../errors";
 import { getPendingCall } from "../tools/engine/pending-calls";
 import { answerPendingCall, submissionOf } from "./answer-pending-call";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { ErrorResponse, jsonBody, jsonContent } from "./schemas";
 
 const CallbackBody = z
@@ -31,7 +31,8 @@ export const callbackRoutes = createRouter().openapi(
     operationId: "answerCallback",
     summary: "Answer a pending call through its callback URL",
     tags: ["runs"],
-    security: [],
+    // No gateway credentials: the token is checked before the handler runs (401 forged, 410 expired).
+    ...routeAccess("callback-token"),
     description: "The token from a pending call's `callbackUrl` is the only credential. Answer once with `result` (or `error`); the same body again is a duplicate.",
     request: { params: TokenParam, ...jsonBody(CallbackBody) },
     responses: {
@@ -46,11 +47,8 @@ export const callbackRoutes = createRouter().openapi(
     },
   }),
   async (c) => {
-    const { token } = c.req.valid("param");
-    const verified = await verifyCallbackToken(c.env.WEBHOOK_SECRET, token);
-    if (!verified.ok && verified.reason === "expired") throw new ApiError(410, "callback_expired", "This callback URL has expired");
-    if (!verified.ok) throw unauthorized("Not a valid callback URL");
-    const call = await getPendingCall(getDatabase(c.env.DB), verified.callId);
+    const { callId } = c.get("caller");
+    const call = await getPendingCall(getDatabase(c.env.DB), callId);
     if (!call) throw new ApiError(404, "not_found", "The call this callback URL answers no longer exists");
     return c.json(await answerPendingCall(c, call, submissionOf(c.req.valid("json"))), 200);
   },

@@ -10,7 +10,8 @@ import { createId, type IdPrefix } from "../ids";
 export type Idempotency = { deriveId(prefix: IdPrefix): string };
 
 export type ApiEnv = { Bindings: AppEnv; Variables: { principal: Principal; idempotency?: Idempotency; hop: number } };
-export type ApiContext = Context<ApiEnv>;
+/** A request's context on any route: a route's access declaration adds its admitted `caller` to the variables. */
+export type ApiContext<Env extends ApiEnv = ApiEnv> = Context<Env>;
 
 type Issue = { path: PropertyKey[]; message: string };
 
@@ -33,6 +34,6 @@ export function createRouter(): OpenAPIHono<ApiEnv> {
 }
 
 /** A new id for a record this request creates: derived from its `Idempotency-Key` when it has one. */
-export function newId(c: ApiContext, prefix: IdPrefix): string {
+export function newId<Env extends ApiEnv>(c: ApiContext<Env>, prefix: IdPrefix): string {
   return c.get("idempotency")?.deriveId(prefix) ?? createId(prefix);
 }

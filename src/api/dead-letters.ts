@@ -17,9 +17,9 @@ import { getSubscription } from "../db/webhook-subscriptions";
 import { ApiError, notFound } from "../errors";
 import { getPendingCall } from "../tools/engine/pending-calls";
 import { pushedCallHorizonMs } from "../tools/engine/webhook-retry-schedule";
-import { requireSecret } from "./authorize";
 import { createRouter } from "./context";
 import { pageQuery, readCursor } from "./discovery";
+import { routeAccess } from "./route-access";
 import { ErrorResponse, errorResponses, jsonBody, jsonContent, writeErrorResponses } from "./schemas";
 
 const statuses = ["dead", "redelivering", "delivered"] as const;
@@ -98,11 +98,11 @@ export const deadLetterRoutes = createRouter()
       description:
         "Subscription events whose retry schedule is spent (8 attempts over about 28 hours) and pushed tool calls whose deadline passed undelivered. Newest first (by when they gave up); filter by agentId, subscriptionId or status; page with `cursor`.",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: { query: ListQuery },
       responses: { 200: jsonContent(z.object({ deadLetters: z.array(DeadLetter), nextCursor: z.string().nullable() }).openapi("WebhookDeadLetterList"), "Dead letters, newest first"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId, subscriptionId, status, limit = 50, cursor } = c.req.valid("query");
       const page = await listDeadLetters(getDatabase(c.env.DB), { agentId, subscriptionId, status, limit, cursor: readCursor(cursor) });
       return c.json({ deadLetters: page.items.map(shown), nextCursor: page.nextCursor }, 200);
@@ -117,11 +117,11 @@ export const deadLetterRoutes = createRouter()
       description:
         "Starts a fresh delivery now (attempt 1 of a fresh schedule, the same webhook-id and body) and answers the dead letter, `redelivering`. Asking again while it is under way, or after it got through (`delivered`), starts nothing more; honours Idempotency-Key. 410 when its subscription, call or agent is gone (or the call expired); 409 when the call was answered meanwhile.",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: { params: DeadLetterIdParam, ...jsonBody(Redeliver) },
       responses: { 200: jsonContent(DeadLetter, "The dead letter, redelivering (or delivered)"), ...writeErrorResponses, 410: jsonContent(ErrorResponse, "Its subscription, call or agent is gone") },
     }),
     async (c) => {
-      requireSecret(c);
       const { deadLetterId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const row = await getDeadLetter(database, deadLetterId);

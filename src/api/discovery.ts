@@ -10,9 +10,9 @@ import { getDatabase } from "../db/client";
 import { listAgentsPage } from "../agents/agent-lists";
 import { getEntityWithAgent, listEntitiesPage, listSpacesPage } from "../db/discovery";
 import { decodePageCursor, type PageCursor } from "../db/page-cursor";
-import { ApiError, forbidden, notFound } from "../errors";
-import { requireSecret } from "./authorize";
+import { ApiError, notFound } from "../errors";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent, queryInteger } from "./schemas";
 
 const SpaceSummary = z
@@ -79,17 +79,18 @@ export const discoveryRoutes = createRouter()
       method: "get",
       path: "/api/spaces",
       tags: ["discovery"],
+      ...routeAccess("secret-or-member"),
       description: "Secret key: every space. Member JWT: the spaces the caller belongs to. Newest first.",
       request: { query: z.object(pageQuery) },
       responses: { 200: jsonContent(SpaceList, "One page of spaces"), ...errorResponses },
     }),
     async (c) => {
       const { limit = defaultLimit, cursor } = c.req.valid("query");
-      const principal = c.get("principal");
+      const caller = c.get("caller");
       const page = await listSpacesPage(getDatabase(c.env.DB), {
         limit,
         cursor: readCursor(cursor),
-        memberOf: principal.kind === "entity" ? principal.entityId : undefined,
+        memberOf: caller.kind === "entity" ? caller.entityId : undefined,
       });
       return c.json({ spaces: page.items, nextCursor: page.nextCursor }, 200);
     },
@@ -99,12 +100,12 @@ export const discoveryRoutes = createRouter()
       method: "get",
       path: "/api/agents",
       tags: ["discovery"],
+      ...routeAccess("secret"),
       description: "Every agent with both of its ids and its model (secret key). Newest first.",
       request: { query: z.object(pageQuery) },
       responses: { 200: jsonContent(AgentList, "One page of agents"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { limit = defaultLimit, cursor } = c.req.valid("query");
       const page = await listAgentsPage(getDatabase(c.env.DB), { limit, cursor: readCursor(cursor) });
       return c.json({ agents: page.items, nextCursor: page.nextCursor }, 200);
@@ -115,6 +116,7 @@ export const discoveryRoutes = createRouter()
       method: "get",
       path: "/api/entities",
       tags: ["discovery"],
+      ...routeAccess("secret"),
       description: "People, services and agents' entities (secret key), optionally of one type. Newest first.",
       request: {
         query: z.object({ ...pageQuery, type: EntityType.optional().openapi({ param: { name: "type", in: "query" } }) }),
@@ -122,7 +124,6 @@ export const discoveryRoutes = createRouter()
       responses: { 200: jsonContent(EntityList, "One page of entities"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { limit = defaultLimit, cursor, type } = c.req.valid("query");
       const page = await listEntitiesPage(getDatabase(c.env.DB), { limit, cursor: readCursor(cursor), type });
       return c.json({ entities: page.items, nextCursor: page.nextCursor }, 200);
@@ -133,16 +134,16 @@ export const discoveryRoutes = createRouter()
       method: "get",
       path: "/api/me",
       tags: ["discovery"],
+      ...routeAccess("member"),
       description: "For a member JWT: the caller's entity and its spaces (newest first, up to 200; more with GET /api/spaces).",
       responses: { 200: jsonContent(Me, "The caller's entity and spaces"), ...errorResponses },
     }),
     async (c) => {
-      const principal = c.get("principal");
-      if (principal.kind !== "entity") throw forbidden("GET /api/me needs a member JWT (x-public-key + Authorization: Bearer); the secret key acts as no entity");
+      const { entityId } = c.get("caller");
       const database = getDatabase(c.env.DB);
-      const entity = await getEntityWithAgent(database, principal.entityId);
-      if (!entity) throw notFound("Entity", principal.entityId);
-      const page = await listSpacesPage(database, { limit: 200, memberOf: principal.entityId });
+      const entity = await getEntityWithAgent(database, entityId);
+      if (!entity) throw notFound("Entity", entityId);
+      const page = await listSpacesPage(database, { limit: 200, memberOf: entityId });
       return c.json({ entity, spaces: page.items, nextCursor: page.nextCursor }, 200);
     },
   );

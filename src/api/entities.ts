@@ -4,8 +4,8 @@ import { getDatabase } from "../db/client";
 import { getEntity, toEntity } from "../db/entities";
 import { entities } from "../db/schema";
 import { ApiError, notFound } from "../errors";
-import { requireSecret } from "./authorize";
 import { createRouter, newId } from "./context";
+import { routeAccess } from "./route-access";
 import { EntityIdParam, errorResponses, jsonBody, jsonContent, writeErrorResponses } from "./schemas";
 
 export const Entity = z
@@ -32,11 +32,11 @@ export const entityRoutes = createRouter()
       method: "post",
       path: "/api/entities",
       tags: ["entities"],
+      ...routeAccess("secret"),
       request: jsonBody(CreateEntity),
       responses: { 201: jsonContent(Entity, "The new entity"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const input = c.req.valid("json");
       const database = getDatabase(c.env.DB);
       const id = newId(c, "ent");
@@ -59,11 +59,11 @@ export const entityRoutes = createRouter()
       method: "get",
       path: "/api/entities/{entityId}",
       tags: ["entities"],
+      ...routeAccess("secret"),
       request: { params: EntityIdParam },
       responses: { 200: jsonContent(Entity, "The entity"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { entityId } = c.req.valid("param");
       const entity = await getEntity(getDatabase(c.env.DB), entityId);
       if (!entity) throw notFound("Entity", entityId);

@@ -14,6 +14,7 @@ import { verifyFileLink } from "../security/file-links";
 import { servableContentType } from "../tools/files/media-type";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, ErrorResponse, jsonContent } from "./schemas";
 
 const query = (name: string, description: string) => z.string().min(1).max(2_048).openapi({ param: { name, in: "query" }, description });
@@ -26,8 +27,6 @@ const DownloadQuery = z.object({
     .regex(/^\d{1,12}$/, "expires must be unix seconds")
     .openapi({ param: { name: "expires", in: "query" }, description: "When the link expires (unix seconds)" }),
   signature: query("signature", "The link's signature"),
-  publicKey: z.string().optional().openapi({ param: { name: "publicKey", in: "query" }, description: "For browsers: the public key" }),
-  token: z.string().optional().openapi({ param: { name: "token", in: "query" }, description: "For browsers: the JWT" }),
 });
 
 /** Types a browser shows inline without running anything. */
@@ -40,6 +39,7 @@ export const fileRoutes = createRouter().openapi(
     operationId: "downloadFile",
     summary: "Download a file through a signed link",
     tags: ["files"],
+    ...routeAccess("secret-or-member", { queryCredentials: true }),
     description: "A file an agent's tools stored (files, images), through the signed, expiring link a tool made. Secret key, or a member of the link's space.",
     request: { query: DownloadQuery },
     responses: {
@@ -52,7 +52,7 @@ export const fileRoutes = createRouter().openapi(
     const { key, space, expires, signature } = c.req.valid("query");
     const link = await verifyFileLink(c.env, { key, space, expires: Number(expires), signature });
     if (!link.ok && link.reason === "invalid") throw new ApiError(403, "invalid_link", "This link is not one the gateway signed");
-    await requireSpaceAccess(c, space);
+    await requireSpaceAccess(c.env, c.get("caller"), space);
     if (!link.ok) throw new ApiError(410, "link_expired", "This link has expired; ask for a new one");
     const object = await c.env.FILES.get(link.key);
     if (!object) throw new ApiError(404, "not_found", "The file is gone");

@@ -6,8 +6,10 @@
  * the answer names each setting and what is wrong with it, never a value.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { errorEnvelope } from "../errors";
 import { cachedEnvProblems } from "../security/env-problems";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { jsonContent } from "./schemas";
 
 const Health = z.object({ ok: z.literal(true), version: z.string() }).openapi("Health");
@@ -29,12 +31,11 @@ const Unhealthy = z
   .openapi("Unhealthy");
 
 export const healthRoutes = createRouter().openapi(
-  // `security: []`: the one route anyone may call, whatever the document's default.
   createRoute({
     method: "get",
     path: "/health",
     tags: ["meta"],
-    security: [],
+    ...routeAccess("anyone"),
     responses: {
       200: jsonContent(Health, "The gateway is up and configured"),
       503: jsonContent(Unhealthy, "The gateway is up, but a secret, var or binding is missing or wrong: each problem is listed"),
@@ -45,6 +46,6 @@ export const healthRoutes = createRouter().openapi(
     const problems = cachedEnvProblems(c.env);
     if (problems.length === 0) return c.json({ ok: true as const, version }, 200);
     const message = `The gateway is misconfigured: ${problems.map((entry) => `${entry.name} ${entry.problem}`).join("; ")}`;
-    return c.json({ ok: false as const, version, problems, error: { code: "misconfigured" as const, message } }, 503);
+    return c.json({ ok: false as const, version, problems, ...errorEnvelope("misconfigured", message) }, 503);
   },
 );

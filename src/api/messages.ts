@@ -12,6 +12,7 @@ import { fullMessage, maxMentions, maxMessageChars, Message, redactMessage } fro
 import { spaceStub } from "../spaces/space-stub";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter, newId } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
 
 
@@ -37,14 +38,14 @@ export const messageRoutes = createRouter()
       method: "post",
       path: "/api/spaces/{spaceId}/messages",
       tags: ["messages"],
+      ...routeAccess("secret-or-member"),
       request: { params: SpaceIdParam, ...jsonBody(SendMessage) },
       responses: { 201: jsonContent(Message, "The persisted message"), ...writeErrorResponses },
     }),
     async (c) => {
       const { spaceId } = c.req.valid("param");
       const input = c.req.valid("json");
-      const principal = c.get("principal");
-      if (principal.kind === "callback") throw forbidden("A callback URL only answers its own call");
+      const principal = c.get("caller");
       const database = getDatabase(c.env.DB);
       let speakerId: string;
       if (principal.kind === "secret") {
@@ -77,13 +78,15 @@ export const messageRoutes = createRouter()
       method: "get",
       path: "/api/spaces/{spaceId}/messages",
       tags: ["messages"],
+      ...routeAccess("secret-or-member"),
       request: { params: SpaceIdParam, query: ListQuery },
       responses: { 200: jsonContent(MessageList, "Messages after afterSeq, oldest first"), ...errorResponses },
     }),
     async (c) => {
       const { spaceId } = c.req.valid("param");
       const { afterSeq = 0, limit = 50 } = c.req.valid("query");
-      const principal = await requireSpaceAccess(c, spaceId);
+      const principal = c.get("caller");
+      await requireSpaceAccess(c.env, principal, spaceId);
       if (!(await getSpace(getDatabase(c.env.DB), spaceId))) throw notFound("Space", spaceId);
       // Through the space object: the newest messages are there before D1 has them.
       const messages = await spaceStub(c.env, spaceId).readMessages(afterSeq, limit);

@@ -12,8 +12,8 @@ import { getDatabase } from "../db/client";
 import { pendingToolCalls } from "../db/schema";
 import { ApiError, notFound } from "../errors";
 import { getPendingCall } from "../tools/engine/pending-calls";
-import { requireSecret } from "./authorize";
-import { type ApiContext, createRouter, newId } from "./context";
+import { type ApiContext, type ApiEnv, createRouter, newId } from "./context";
+import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, queryInteger, writeErrorResponses } from "./schemas";
 
 const CallIdParam = z.object({ callId: z.string().min(1).max(200).openapi({ param: { name: "callId", in: "path" } }) });
@@ -37,13 +37,13 @@ const action = (name: "cancel" | "expire" | "redeliver", summary: string, descri
     summary,
     description,
     tags: ["operator"],
+    ...routeAccess("secret"),
     request: { params: CallIdParam, ...jsonBody(Reason) },
     responses: { 200: jsonContent(z.object({ success: z.literal(true), toolCallId: z.string(), status: z.string() }), "Done"), ...writeErrorResponses },
   });
 
 /** One operator action on one call (the route validated `callId` and `reason`). */
-async function operate(c: ApiContext, name: "cancel" | "expire" | "redeliver", callId: string, reason: string | undefined) {
-  requireSecret(c);
+async function operate<Env extends ApiEnv>(c: ApiContext<Env>, name: "cancel" | "expire" | "redeliver", callId: string, reason: string | undefined) {
   const database = getDatabase(c.env.DB);
   const call = await getPendingCall(database, callId);
   if (!call) throw notFound("Tool call", callId);
@@ -69,11 +69,11 @@ export const operatorRoutes = createRouter()
       summary: "List pending calls across agents",
       description: "Filter by status, agent, tool, kind (call or approval) and age; oldest first.",
       tags: ["operator"],
+      ...routeAccess("secret"),
       request: { query: ListQuery },
       responses: { 200: jsonContent(z.object({ pendingToolCalls: z.array(z.unknown()) }), "Pending calls, oldest first"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { status, agentId, toolName, kind, olderThanMs, limit = 100 } = c.req.valid("query");
       const filters: SQL[] = [];
       if (status) filters.push(eq(pendingToolCalls.status, status));
@@ -102,11 +102,11 @@ export const operatorRoutes = createRouter()
       summary: "Abort the agent's running run",
       description: "A running cycle stops now and its run fails (events kept on the record, pending calls still answerable); a run waiting to retry fails at once. 409 when nothing runs.",
       tags: ["operator"],
+      ...routeAccess("secret"),
       request: { params: AgentIdParam, ...jsonBody(Reason) },
       responses: { 200: jsonContent(z.object({ aborted: z.literal(true), runId: z.string() }), "Aborted"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId } = c.req.valid("param");
       const { reason } = c.req.valid("json");
       if (!(await getAgent(getDatabase(c.env.DB), agentId))) throw notFound("Agent", agentId);

@@ -15,10 +15,10 @@ import { armImportedPlans, importAgent } from "../agents/import-agent";
 import { agentNotFound } from "../db/agent-not-found";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
-import { requireSecret } from "./authorize";
 import { checkSubagents } from "./check-subagents";
 import { checkToolSecrets } from "./check-tool-secrets";
 import { createRouter, newId, validationError } from "./context";
+import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, writeErrorResponses } from "./schemas";
 
 /** Where the imported config sits in the body, for the paths of save-time problems. */
@@ -41,6 +41,7 @@ export const portableAgentRoutes = createRouter()
       method: "get",
       path: "/api/agents/{agentId}/export",
       tags: ["agents"],
+      ...routeAccess("secret"),
       description:
         "The agent as one portable JSON document: config (secrets by name only), goals, memories, plans (schedules; next runs are worked out again on import) and notes. No ids; `references` lists the ids of this gateway the config names. Refused (422) when the import could not take it back: past the document limits, or holding a secret's value.",
       request: { params: AgentIdParam },
@@ -51,7 +52,6 @@ export const portableAgentRoutes = createRouter()
       },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const agent = await getAgent(database, agentId);
@@ -66,6 +66,7 @@ export const portableAgentRoutes = createRouter()
       method: "post",
       path: "/api/agents/import",
       tags: ["agents"],
+      ...routeAccess("secret"),
       description:
         "Creates an agent from a document `GET /api/agents/{agentId}/export` made. Everything is checked before anything is written (the config as by POST /api/agents, goals, memories and plans as by the knowledge tools, note paths by the path rule); problems are 400 with paths such as `document.goals.3.priority`. Bodies up to 2 MiB. Honours Idempotency-Key.",
       request: { query: ImportQuery, ...jsonBody(AgentDocument) },
@@ -76,7 +77,6 @@ export const portableAgentRoutes = createRouter()
       },
     }),
     async (c) => {
-      requireSecret(c);
       const document = c.req.valid("json");
       const name = c.req.valid("query").name ?? document.agent.name;
       const config = { ...document.agent.config, agent: { ...document.agent.config.agent, name } };

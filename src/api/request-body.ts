@@ -9,6 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { maxDocumentBytes } from "../agents/agent-document";
 import { ApiError } from "../errors";
 import { parseJsonSafely } from "../json";
+import { readLimitedBody, type LimitedBody } from "../tools/gateway/read-limited-body";
 import type { ApiEnv } from "./context";
 
 /** Bodies above this many bytes are refused with 413 (agent configs are the largest). */
@@ -43,27 +44,14 @@ export const requestBody: MiddlewareHandler<ApiEnv> = async (c, next) => {
 };
 
 async function readLimitedText(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
-  if (body === null) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let total = 0;
-  let text = "";
+  let read: LimitedBody;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        void reader.cancel().catch(() => undefined);
-        throw tooLarge(limit);
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
+    read = await readLimitedBody(body, { maxBytes: limit });
+  } catch {
     throw new ApiError(400, "invalid_body", "The body could not be read to the end");
   }
-  return text + decoder.decode();
+  if (!read.ok) throw tooLarge(limit);
+  return new TextDecoder().decode(read.bytes);
 }
 
 function tooLarge(limit: number): ApiError {

@@ -1,10 +1,14 @@
 /** Schemas shared by several routes: ids in paths, the error envelope, and response helpers. */
 import { z } from "@hono/zod-openapi";
+import { errorCodes } from "../errors";
+
+/** Every code an error envelope may carry (the one list in src/errors.ts). */
+const ErrorCode = z.enum(errorCodes).openapi("ErrorCode", { description: "What went wrong, in snake_case (docs/api.md says when each comes)", example: "not_found" });
 
 export const ErrorResponse = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: "not_found" }),
+      code: ErrorCode,
       message: z.string(),
       details: z.unknown().optional(),
     }),

@@ -11,6 +11,7 @@ import { getSpace } from "../db/spaces";
 import { notFound } from "../errors";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent, SpaceIdParam } from "./schemas";
 
 const SpaceMember = z
@@ -31,13 +32,14 @@ export const spaceMemberRoutes = createRouter().openapi(
     method: "get",
     path: "/api/spaces/{spaceId}/members",
     tags: ["spaces"],
+    ...routeAccess("secret-or-member"),
     description: "Who is in the space, with names and types, oldest member first.",
     request: { params: SpaceIdParam },
     responses: { 200: jsonContent(SpaceMemberList, "The members"), ...errorResponses },
   }),
   async (c) => {
     const { spaceId } = c.req.valid("param");
-    await requireSpaceAccess(c, spaceId);
+    await requireSpaceAccess(c.env, c.get("caller"), spaceId);
     const database = getDatabase(c.env.DB);
     if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
     const rows = await database

@@ -13,6 +13,7 @@ import { notFound } from "../errors";
 import { isToolVisible, type ToolConfig } from "../tools/tool-config";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent, SpaceIdParam } from "./schemas";
 import { defaultModeOf, displayModeOf } from "../tools/engine/decide-display";
 
@@ -45,6 +46,7 @@ export const spaceToolRoutes = createRouter().openapi(
     method: "get",
     path: "/api/spaces/{spaceId}/tools",
     tags: ["spaces"],
+    ...routeAccess("secret-or-member"),
     description:
       "The configured tools of the space's agents whose calls can appear in the space: display settings, input schema and result schema (what a UI needs to render a card and build an answer form).",
     request: { params: SpaceIdParam },
@@ -52,7 +54,8 @@ export const spaceToolRoutes = createRouter().openapi(
   }),
   async (c) => {
     const { spaceId } = c.req.valid("param");
-    const principal = await requireSpaceAccess(c, spaceId);
+    const principal = c.get("caller");
+    await requireSpaceAccess(c.env, principal, spaceId);
     const database = getDatabase(c.env.DB);
     if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
     const tools: z.infer<typeof SpaceTool>[] = [];

@@ -9,8 +9,9 @@ import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
-import { requireSecret, requireSpaceAccess } from "./authorize";
+import { requireSpaceAccess } from "./authorize";
 import { createRouter, newId } from "./context";
+import { routeAccess } from "./route-access";
 import { EntityIdParam, errorResponses, jsonBody, jsonContent, SpaceIdParam, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const entityId = z.string().min(1).max(100);
@@ -39,11 +40,11 @@ export const spaceRoutes = createRouter()
       method: "post",
       path: "/api/spaces",
       tags: ["spaces"],
+      ...routeAccess("secret"),
       request: jsonBody(CreateSpace),
       responses: { 201: jsonContent(Space, "The new space"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const input = c.req.valid("json");
       const database = getDatabase(c.env.DB);
       const memberIds = [...new Set(await resolveEntityIds(database, input.memberIds ?? []))];
@@ -68,12 +69,13 @@ export const spaceRoutes = createRouter()
       method: "get",
       path: "/api/spaces/{spaceId}",
       tags: ["spaces"],
+      ...routeAccess("secret-or-member"),
       request: { params: SpaceIdParam },
       responses: { 200: jsonContent(SpaceDetail, "The space and its members"), ...errorResponses },
     }),
     async (c) => {
       const { spaceId } = c.req.valid("param");
-      await requireSpaceAccess(c, spaceId);
+      await requireSpaceAccess(c.env, c.get("caller"), spaceId);
       const database = getDatabase(c.env.DB);
       const space = await getSpace(database, spaceId);
       if (!space) throw notFound("Space", spaceId);
@@ -85,11 +87,11 @@ export const spaceRoutes = createRouter()
       method: "post",
       path: "/api/spaces/{spaceId}/members",
       tags: ["spaces"],
+      ...routeAccess("secret"),
       request: { params: SpaceIdParam, ...jsonBody(AddMember) },
       responses: { 201: jsonContent(Membership, "The entity joined the space"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { spaceId } = c.req.valid("param");
       const { entityId: givenId, role } = c.req.valid("json");
       const database = getDatabase(c.env.DB);
@@ -111,11 +113,11 @@ export const spaceRoutes = createRouter()
       operationId: "setMemberRole",
       summary: "Set or clear a member's role",
       tags: ["spaces"],
+      ...routeAccess("secret"),
       request: { params: SpaceIdParam.merge(EntityIdParam), ...jsonBody(SetRole) },
       responses: { 200: jsonContent(Membership, "The membership with its role"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { spaceId, entityId: givenId } = c.req.valid("param");
       const { role } = c.req.valid("json");
       const database = getDatabase(c.env.DB);
@@ -136,11 +138,11 @@ export const spaceRoutes = createRouter()
       method: "delete",
       path: "/api/spaces/{spaceId}/members/{entityId}",
       tags: ["spaces"],
+      ...routeAccess("secret"),
       request: { params: SpaceIdParam.merge(EntityIdParam) },
       responses: { 200: jsonContent(SuccessResponse, "The entity left the space"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { spaceId, entityId: givenId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const memberId = await resolveEntityId(database, givenId);

@@ -8,8 +8,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { statementCounter } from "../db/client";
 import { objectStatementCounter } from "../db/object-statements";
-import { requireSecret } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent } from "./schemas";
 
 const Stats = z
@@ -20,9 +20,8 @@ const Stats = z
   .openapi("Stats");
 
 export const statsRoutes = createRouter().openapi(
-  createRoute({ method: "get", path: "/api/stats", tags: ["meta"], responses: { 200: jsonContent(Stats, "Counters of this isolate"), ...errorResponses } }),
+  createRoute({ method: "get", path: "/api/stats", tags: ["meta"], ...routeAccess("secret"), responses: { 200: jsonContent(Stats, "Counters of this isolate"), ...errorResponses } }),
   (c) => {
-    requireSecret(c);
     return c.json({ d1Statements: statementCounter.count, objectStatements: objectStatementCounter.count }, 200);
   },
 );

@@ -12,6 +12,7 @@ import { spaceStub } from "../spaces/space-stub";
 import { parseAfterSeq, subscriberHeaders } from "../streams/open-stream";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { SpaceEvent } from "./event-schemas";
 import { errorResponses, jsonContent, ErrorResponse, SpaceIdParam } from "./schemas";
 
@@ -26,8 +27,6 @@ export const AfterSeqParam = z.string().optional().openapi({
 
 const StreamQuery = z.object({
   afterSeq: AfterSeqParam,
-  publicKey: z.string().optional().openapi({ param: { name: "publicKey", in: "query" }, description: "For browsers: the public key" }),
-  token: z.string().optional().openapi({ param: { name: "token", in: "query" }, description: "For browsers: the JWT" }),
 });
 
 /** Builds the request a Durable Object serves a stream from, with the caller's audience. */
@@ -60,6 +59,7 @@ export const streamRoutes = createRouter().openapi(
     method: "get",
     path: "/api/spaces/{spaceId}/stream",
     tags: ["streams"],
+    ...routeAccess("secret-or-member", { queryCredentials: true }),
     description:
       "Live space events (contract §8). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.",
     request: { params: SpaceIdParam, query: StreamQuery },
@@ -72,7 +72,8 @@ export const streamRoutes = createRouter().openapi(
   }),
   async (c) => {
     const { spaceId } = c.req.valid("param");
-    const principal = await requireSpaceAccess(c, spaceId);
+    const principal = c.get("caller");
+    await requireSpaceAccess(c.env, principal, spaceId);
     if (!(await getSpace(getDatabase(c.env.DB), spaceId))) throw notFound("Space", spaceId);
     checkStreamRequest(c.req.raw);
     // The Durable Object answers with a 101 or an SSE body; hand it through untouched.

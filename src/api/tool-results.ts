@@ -10,6 +10,7 @@ import { ApiError, forbidden } from "../errors";
 import { getPendingCall } from "../tools/engine/pending-calls";
 import { answerPendingCall, submissionOf } from "./answer-pending-call";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { mayAnswer } from "./who-may-answer";
 import { ErrorResponse, jsonBody, jsonContent, RunIdParam, writeErrorResponses } from "./schemas";
 
@@ -32,6 +33,7 @@ export const toolResultRoutes = createRouter().openapi(
     method: "post",
     path: "/api/runs/{runId}/tool-results",
     tags: ["runs"],
+    ...routeAccess("secret-or-member"),
     description:
       "Submit the result of a pending tool call. Secret key, or the JWT of a member of the space the call is shown in (a token that may not answer gets 403 whether or not the call exists). A result that does not match the tool's resultSchema (unless it is advisory) is refused with 400 `invalid_result`, naming each path; nothing changes.",
     request: { params: RunIdParam, ...jsonBody(SubmitResult) },
@@ -47,7 +49,7 @@ export const toolResultRoutes = createRouter().openapi(
     const { runId } = c.req.valid("param");
     const body = c.req.valid("json");
     const call = await getPendingCall(getDatabase(c.env.DB), body.callId);
-    const permission = await mayAnswer(c.env, c.get("principal"), call, body.callId);
+    const permission = await mayAnswer(c.env, c.get("caller"), call, body.callId);
     if (!permission.ok) throw forbidden(permission.reason);
     if (!call) throw new ApiError(404, "not_found", `Tool call "${body.callId}" not found`);
     if (call.runId !== runId) throw forbidden(`Tool call "${body.callId}" belongs to another run`);

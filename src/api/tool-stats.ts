@@ -9,8 +9,8 @@ import { agentStub } from "../agents/agent-stub";
 import { getAgent } from "../agents/agent-record";
 import { getDatabase } from "../db/client";
 import { notFound } from "../errors";
-import { requireSecret } from "./authorize";
 import { createRouter } from "./context";
+import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, jsonContent } from "./schemas";
 
 const Failures = z
@@ -40,11 +40,11 @@ export const toolStatsRoutes = createRouter().openapi(
     operationId: "getAgentToolStats",
     summary: "Call statistics per tool of an agent",
     tags: ["agents"],
+    ...routeAccess("secret"),
     request: { params: AgentIdParam },
     responses: { 200: jsonContent(z.object({ tools: z.array(AgentToolStats) }), "Per tool, most called first"), ...errorResponses },
   }),
   async (c) => {
-    requireSecret(c);
     const { agentId } = c.req.valid("param");
     if (!(await getAgent(getDatabase(c.env.DB), agentId))) throw notFound("Agent", agentId);
     return c.json({ tools: await agentStub(c.env, agentId).toolStats() }, 200);

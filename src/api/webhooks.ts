@@ -19,9 +19,9 @@ import { ApiError, notFound } from "../errors";
 import { webhookEventTypes } from "../protocol/webhook-event";
 import { newWebhookSecret } from "../security/standard-webhooks";
 import { OutboundUrl, outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
-import { requireSecret } from "./authorize";
 import { createRouter, validationError } from "./context";
 import { pageQuery, readCursor } from "./discovery";
+import { routeAccess } from "./route-access";
 import { errorResponses, jsonBody, jsonContent, SuccessResponse, writeErrorResponses } from "./schemas";
 
 const WebhookIdParam = z.object({
@@ -92,11 +92,11 @@ export const webhookRoutes = createRouter()
       description:
         "Pushes `call.awaiting_input`, `call.expired`, `run.completed` and `run.failed` as Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), signed with the subscription's own secret (in the answer). At most 20 per agent or space.",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: jsonBody(CreateWebhook),
       responses: { 201: jsonContent(Subscription, "The subscription, with its secret"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const body = c.req.valid("json");
       const refused = outboundUrlProblem(body.url, urlPolicyOf(c.env));
       if (refused !== undefined) throw validationError([{ path: ["url"], message: refused }], "body");
@@ -131,6 +131,7 @@ export const webhookRoutes = createRouter()
       summary: "List webhook subscriptions",
       description: "Newest first (by creation time, then id); filter by agentId or spaceId; pass `nextCursor` back as `cursor` for the next page.",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: { query: ListQuery },
       responses: {
         200: jsonContent(z.object({ webhooks: z.array(Subscription), nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }) }), "Subscriptions"),
@@ -138,7 +139,6 @@ export const webhookRoutes = createRouter()
       },
     }),
     async (c) => {
-      requireSecret(c);
       const { agentId, spaceId, limit = 50, cursor, before } = c.req.valid("query");
       const database = getDatabase(c.env.DB);
       let after = readCursor(cursor);
@@ -159,11 +159,11 @@ export const webhookRoutes = createRouter()
       operationId: "getWebhookSubscription",
       summary: "Get a webhook subscription",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: { params: WebhookIdParam },
       responses: { 200: jsonContent(Subscription, "The subscription"), ...errorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { webhookId } = c.req.valid("param");
       const row = await getSubscription(getDatabase(c.env.DB), webhookId);
       if (!row) throw notFound("Webhook subscription", webhookId);
@@ -178,11 +178,11 @@ export const webhookRoutes = createRouter()
       summary: "Delete a webhook subscription",
       description: "Nothing more is pushed to it, retries of earlier pushes included.",
       tags: ["webhooks"],
+      ...routeAccess("secret"),
       request: { params: WebhookIdParam },
       responses: { 200: jsonContent(SuccessResponse, "Deleted"), ...writeErrorResponses },
     }),
     async (c) => {
-      requireSecret(c);
       const { webhookId } = c.req.valid("param");
       const database = getDatabase(c.env.DB);
       const row = await getSubscription(database, webhookId);

@@ -6,19 +6,19 @@
  * the same answer whether or not it exists.
  */
 import { and, eq } from "drizzle-orm";
-import type { Principal } from "../auth/principal";
 import { getDatabase } from "../db/client";
 import { members } from "../db/schema";
 import type { AppEnv } from "../env";
 import type { PendingCall } from "../tools/engine/pending-calls";
 import { AnsweredBy } from "../tools/wait-policy-config";
+import type { EntityCaller, SecretCaller } from "./route-access";
 
 export type AnswerPermission = { ok: true } | { ok: false; reason: string };
 
-export async function mayAnswer(env: AppEnv, principal: Principal, call: PendingCall | undefined, callId: string): Promise<AnswerPermission> {
+export async function mayAnswer(env: AppEnv, principal: SecretCaller | EntityCaller, call: PendingCall | undefined, callId: string): Promise<AnswerPermission> {
   if (principal.kind === "secret") return { ok: true };
   const hidden = { ok: false as const, reason: `This token may not answer tool call "${callId}"` };
-  if (principal.kind !== "entity" || !call?.spaceId) return hidden;
+  if (!call?.spaceId) return hidden;
   const membership = await getDatabase(env.DB)
     .select({ role: members.role })
     .from(members)

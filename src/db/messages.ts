@@ -1,6 +1,8 @@
 /** Message rows in D1 and their conversion to the contract's message shape. */
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
-import { Message, type MessagePart } from "../protocol/message";
+import { z } from "zod";
+import { Message, MessagePart } from "../protocol/message";
+import { parseStoredValue } from "./parse-stored-json";
 import { chunked } from "./chunked";
 import type { Database } from "./client";
 import { messages } from "./schema";
@@ -18,10 +20,17 @@ export function toMessage(row: MessageRow): Message {
     createdAt: row.createdAt,
   };
   if (row.text !== null) message.text = row.text;
-  if (row.parts !== null) message.parts = row.parts as MessagePart[];
-  if (row.mentions !== null) message.mentions = row.mentions as string[];
+  if (row.parts !== null) message.parts = storedColumn(row.id, "parts", z.array(MessagePart), row.parts);
+  if (row.mentions !== null) message.mentions = storedColumn(row.id, "mentions", z.array(z.string()), row.mentions);
   if (row.updatedAt !== null) message.updatedAt = row.updatedAt;
   return message;
+}
+
+/** A JSON column of a message row, parsed; one that does not parse fails the read loudly (a card read as something else is worse). */
+function storedColumn<S extends z.ZodType>(messageId: string, column: string, schema: S, value: unknown): z.infer<S> {
+  const parsed = parseStoredValue(schema, value);
+  if (!parsed.ok) throw new Error(`Message ${messageId} is stored in D1 but its ${column} cannot be read (${parsed.reason})`);
+  return parsed.value;
 }
 
 /** A message's row values. */

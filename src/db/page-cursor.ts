@@ -5,22 +5,25 @@
  */
 import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { base64UrlToBytes, bytesToBase64Url } from "../base64";
 
 export type PageCursor = { createdAt: string; id: string };
 
 export function encodePageCursor(row: PageCursor): string {
-  return btoa(JSON.stringify([row.createdAt, row.id])).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return bytesToBase64Url(new TextEncoder().encode(JSON.stringify([row.createdAt, row.id])));
 }
 
 /** The cursor a client sent back, or undefined when it is not one of ours. */
 export function decodePageCursor(cursor: string): PageCursor | undefined {
+  const bytes = base64UrlToBytes(cursor);
+  if (!bytes) return undefined;
   try {
-    const value: unknown = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
+    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
     if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string") {
       return { createdAt: value[0], id: value[1] };
     }
   } catch {
-    // not base64 or not JSON: fall through
+    // not JSON: fall through
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * here so those layers need not import the object itself. A space object
  * knows its own id (its name), so no call passes it.
  */
+import type { ErrorCode } from "../errors";
 import type { Message, MessagePart, NewMessage, ToolCallPart } from "./message";
 import type { SpaceEventInput } from "./space-event";
 
@@ -18,7 +19,7 @@ export type ChatMessageInput = {
   origin?: string;
 };
 
-export type ChatMessageResult = { ok: true; message: Message } | { ok: false; status: 400 | 403 | 404; code: string; message: string };
+export type ChatMessageResult = { ok: true; message: Message } | { ok: false; status: 400 | 403 | 404; code: ErrorCode; message: string };
 
 export type SpacePort = {
   /** Writes a message in the space (durable there before it is broadcast; D1 gets it shortly after); a message id already stored is returned as it is. */

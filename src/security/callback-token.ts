@@ -6,38 +6,21 @@
  * else. Answering is idempotent like the result route: the same body again
  * is a duplicate, a different one a conflict.
  */
+import { base64UrlToBytes, bytesToBase64Url } from "../base64";
+import { derivePurposeKey } from "./hmac-key";
+
 export const callbackPath = "/api/callbacks/";
 /** A callback URL without an expiry of its own lives this long. */
 export const callbackLifetimeMs = 7 * 24 * 3600 * 1000;
 
 const encoder = new TextEncoder();
 
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (text.length % 4)) % 4));
-    return Uint8Array.from(binary, (character) => character.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}
-
-async function signingKey(secret: string): Promise<CryptoKey> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const derived = new Uint8Array(await crypto.subtle.sign("HMAC", base, encoder.encode("switchboard callback tokens v1")));
-  return crypto.subtle.importKey("raw", derived, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-}
+const signingKey = (secret: string) => derivePurposeKey(secret, "switchboard callback tokens v1", ["sign", "verify"]);
 
 export async function signCallbackToken(secret: string, callId: string, expiresAt: number): Promise<string> {
-  const payload = base64url(encoder.encode(JSON.stringify({ c: callId, e: Math.floor(expiresAt / 1000) })));
+  const payload = bytesToBase64Url(encoder.encode(JSON.stringify({ c: callId, e: Math.floor(expiresAt / 1000) })));
   const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(secret), encoder.encode(payload)));
-  return `${payload}.${base64url(signature)}`;
+  return `${payload}.${bytesToBase64Url(signature)}`;
 }
 
 export type CallbackToken = { ok: true; callId: string; expiresAt: number } | { ok: false; reason: "malformed" | "expired" };
@@ -45,8 +28,8 @@ export type CallbackToken = { ok: true; callId: string; expiresAt: number } | { 
 /** Checks a token (in constant time, by the HMAC verify). A forged or damaged token is `malformed`, whatever was changed. */
 export async function verifyCallbackToken(secret: string, token: string, now = Date.now()): Promise<CallbackToken> {
   const [payload, signature, extra] = token.split(".");
-  const signatureBytes = signature === undefined ? undefined : fromBase64url(signature);
-  const payloadBytes = payload === undefined ? undefined : fromBase64url(payload);
+  const signatureBytes = signature === undefined ? undefined : base64UrlToBytes(signature);
+  const payloadBytes = payload === undefined ? undefined : base64UrlToBytes(payload);
   if (extra !== undefined || !payload || !signatureBytes || !payloadBytes || token.length > 1_000) return { ok: false, reason: "malformed" };
   const valid = await crypto.subtle.verify("HMAC", await signingKey(secret), signatureBytes, encoder.encode(payload));
   if (!valid) return { ok: false, reason: "malformed" };

@@ -8,6 +8,7 @@
  * space, and a link that was tampered with or has expired is refused.
  */
 import { constantTimeEqual } from "../auth/constant-time-equal";
+import { derivePurposeKey, importHmacKey } from "./hmac-key";
 
 export const fileLinkPath = "/api/files/download";
 /** Longest a link may live (images posted in a space get this). */
@@ -15,17 +16,13 @@ export const maxFileLinkSeconds = 30 * 24 * 3600;
 
 const encoder = new TextEncoder();
 
+/** `FILE_LINK_SECRET`, or else a key derived from `GATEWAY_SECRET_KEY` for file links only. */
 async function signingKey(env: Record<string, unknown>): Promise<CryptoKey> {
   const own = env.FILE_LINK_SECRET;
-  let secret: Uint8Array;
-  if (typeof own === "string" && own !== "") secret = encoder.encode(own);
-  else {
-    const root = env.GATEWAY_SECRET_KEY;
-    if (typeof root !== "string" || root === "") throw new Error("No secret to sign file links with (set FILE_LINK_SECRET or GATEWAY_SECRET_KEY)");
-    const base = await crypto.subtle.importKey("raw", encoder.encode(root), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    secret = new Uint8Array(await crypto.subtle.sign("HMAC", base, encoder.encode("switchboard/file-links/v1")));
-  }
-  return crypto.subtle.importKey("raw", secret, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  if (typeof own === "string" && own !== "") return importHmacKey(own);
+  const root = env.GATEWAY_SECRET_KEY;
+  if (typeof root !== "string" || root === "") throw new Error("No secret to sign file links with (set FILE_LINK_SECRET or GATEWAY_SECRET_KEY)");
+  return derivePurposeKey(root, "switchboard/file-links/v1");
 }
 
 async function signature(env: Record<string, unknown>, key: string, spaceId: string, expires: number): Promise<string> {

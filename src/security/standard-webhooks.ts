@@ -15,24 +15,21 @@
  * key as the secret `whsec_` + base64(UTF-8 of it) (`standardSecretOf`). The
  * client SDK's `webhooks.ts` follows the same rule.
  */
+import { base64ToBytes, bytesToBase64 } from "../base64";
+import { importHmacKey } from "./hmac-key";
+
 const encoder = new TextEncoder();
 const prefix = "whsec_";
 const canonicalBase64 = /^(?:[A-Za-z0-9+/]{4})+$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
-
-function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
 
 /** The bytes after `whsec_` when they are base64 as a receiver's library decodes it; otherwise undefined. */
 function decodedStandardSecret(secret: string): Uint8Array<ArrayBuffer> | undefined {
   if (!secret.startsWith(prefix)) return undefined;
   const rest = secret.slice(prefix.length);
   if (!canonicalBase64.test(rest)) return undefined;
-  const bytes = Uint8Array.from(atob(rest), (character) => character.charCodeAt(0));
+  const bytes = base64ToBytes(rest);
   // Unused bits that are not zero decode differently from one library to the next: such a text is not taken as base64.
-  return base64(bytes) === rest ? bytes : undefined;
+  return bytes && bytesToBase64(bytes) === rest ? bytes : undefined;
 }
 
 /** The signing key's bytes (the rule above); `undefined` only for an empty secret. */
@@ -45,7 +42,7 @@ export function keyBytesOf(secret: string): Uint8Array<ArrayBuffer> | undefined 
 export function standardSecretOf(secret: string): string {
   const bytes = keyBytesOf(secret);
   if (!bytes) throw new TypeError("A webhook secret is required");
-  return `${prefix}${base64(bytes)}`;
+  return `${prefix}${bytesToBase64(bytes)}`;
 }
 
 /** What is wrong with a value given as a webhook secret, in words that never repeat it; undefined when it can sign. */
@@ -58,16 +55,15 @@ export function webhookSecretProblem(secret: unknown): string | undefined {
 
 /** A new subscription secret: 32 random bytes. */
 export function newWebhookSecret(): string {
-  return `${prefix}${base64(crypto.getRandomValues(new Uint8Array(32)))}`;
+  return `${prefix}${bytesToBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 /** `v1,<base64 signature>` of one message. */
 export async function signStandardWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): Promise<string> {
   const bytes = keyBytesOf(secret);
   if (!bytes) throw new TypeError("A webhook secret is required to sign a webhook");
-  const key = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${messageId}.${timestampSeconds}.${body}`));
-  return `v1,${base64(new Uint8Array(signature))}`;
+  const signature = await crypto.subtle.sign("HMAC", await importHmacKey(bytes), encoder.encode(`${messageId}.${timestampSeconds}.${body}`));
+  return `v1,${bytesToBase64(new Uint8Array(signature))}`;
 }
 
 /** The three Standard Webhooks headers for one attempt. */

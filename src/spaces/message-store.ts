@@ -17,27 +17,30 @@
  * within the retention (the newest `retainRows`, and anything younger than
  * `retainMs`) returns the stored message.
  */
-import type { Message } from "../protocol/message";
+import { parseStoredJson } from "../db/parse-stored-json";
+import { Message } from "../protocol/message";
 
 type Row = { id: string; seq: number; body: string; dirty: number; version: number; outside: number };
 
 export type DirtyRow = { id: string; version: number; message: Message };
 
 export class MessageStore {
-  #windowStart: number | undefined;
+  /** Read from `message_meta` on first use (the tables are the object's migrations', run before anything reads them). */
+  #window: { start: number | undefined } | undefined;
 
   constructor(
     private readonly sql: SqlStorage,
     private readonly retainRows = 1_000,
     private readonly retainMs = 24 * 3600 * 1000,
-  ) {
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS messages (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, body TEXT NOT NULL, dirty INTEGER NOT NULL, version INTEGER NOT NULL, created_ms INTEGER NOT NULL, outside INTEGER NOT NULL DEFAULT 0)",
-    );
-    sql.exec("CREATE INDEX IF NOT EXISTS messages_seq ON messages (outside, seq)");
-    sql.exec("CREATE INDEX IF NOT EXISTS messages_dirty ON messages (dirty, seq)");
-    sql.exec("CREATE TABLE IF NOT EXISTS message_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
-    this.#windowStart = this.#meta("window_start");
+  ) {}
+
+  get #windowStart(): number | undefined {
+    this.#window ??= { start: this.#meta("window_start") };
+    return this.#window.start;
+  }
+
+  set #windowStart(start: number | undefined) {
+    this.#window = { start };
   }
 
   /**
@@ -58,7 +61,7 @@ export class MessageStore {
 
   get(id: string): Message | undefined {
     const row = this.sql.exec<Row>("SELECT * FROM messages WHERE id = ?", id).toArray()[0];
-    return row ? (JSON.parse(row.body) as Message) : undefined;
+    return row ? storedMessage(row) : undefined;
   }
 
   /** A new message, at the top of the window (dirty until D1 has it). */
@@ -89,17 +92,17 @@ export class MessageStore {
   /** Messages of the window after `afterSeq`, oldest first. */
   after(afterSeq: number, limit: number): Message[] {
     return this.sql
-      .exec<Row>("SELECT body FROM messages WHERE outside = 0 AND seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
+      .exec<Row>("SELECT id, body FROM messages WHERE outside = 0 AND seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
       .toArray()
-      .map((row) => JSON.parse(row.body) as Message);
+      .map(storedMessage);
   }
 
   /** The newest messages of the window, newest first. */
   newest(limit: number): Message[] {
     return this.sql
-      .exec<Row>("SELECT body FROM messages WHERE outside = 0 ORDER BY seq DESC LIMIT ?", limit)
+      .exec<Row>("SELECT id, body FROM messages WHERE outside = 0 ORDER BY seq DESC LIMIT ?", limit)
       .toArray()
-      .map((row) => JSON.parse(row.body) as Message);
+      .map(storedMessage);
   }
 
   /** Rows below the window that changed and are not in D1 yet, by id (laid over D1's copies). */
@@ -107,7 +110,7 @@ export class MessageStore {
     const changes = new Map<string, Message>();
     if (ids.length === 0) return changes;
     for (const row of this.sql.exec<Row>("SELECT id, body FROM messages WHERE outside = 1").toArray()) {
-      if (ids.includes(row.id)) changes.set(row.id, JSON.parse(row.body) as Message);
+      if (ids.includes(row.id)) changes.set(row.id, storedMessage(row));
     }
     return changes;
   }
@@ -117,7 +120,7 @@ export class MessageStore {
     return this.sql
       .exec<Row>("SELECT id, body, version FROM messages WHERE dirty = 1 ORDER BY seq LIMIT ?", limit)
       .toArray()
-      .map((row) => ({ id: row.id, version: row.version, message: JSON.parse(row.body) as Message }));
+      .map((row) => ({ id: row.id, version: row.version, message: storedMessage(row) }));
   }
 
   dirtyCount(): number {
@@ -168,4 +171,11 @@ export class MessageStore {
   setFlag(key: string): void {
     this.#setMeta(key, 1);
   }
+}
+
+/** A stored message, parsed. One that does not parse fails the read, loudly: a history with a message missing or mis-read is worse. */
+function storedMessage(row: Pick<Row, "id" | "body">): Message {
+  const parsed = parseStoredJson(Message, row.body);
+  if (!parsed.ok) throw new Error(`Message ${row.id} is stored in the space object but cannot be read (${parsed.reason})`);
+  return parsed.value;
 }

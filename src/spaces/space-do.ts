@@ -34,6 +34,7 @@ import { checkMentions } from "./check-mentions";
 import { MemberCache } from "./member-cache";
 import { MessageFlusher } from "./message-flusher";
 import { MessageStore } from "./message-store";
+import { migrateSpaceStorage } from "./space-migrations";
 import { deliverToAgents, spaceMessageEvent, wakeTargets } from "./wake-members";
 
 export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
@@ -55,8 +56,15 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
       () => this.#spaceId,
     );
     this.#flusher = new MessageFlusher(ctx.storage, env, this.#messages, () => this.#spaceId);
-    // Rows a previous instance wrote and did not flush: the alarm is their backstop, a timer is quicker.
-    if (this.#messages.dirtyCount() > 0) this.#flusher.schedule();
+    // Before any request, alarm or socket event (they wait for this): the tables first, then what they hold.
+    // A start that throws resets the object (callers get the error); caught so it is not also an unhandled rejection.
+    ctx
+      .blockConcurrencyWhile(async () => {
+        migrateSpaceStorage(ctx.storage);
+        // Rows a previous instance wrote and did not flush: the alarm is their backstop, a timer is quicker.
+        if (this.#messages.dirtyCount() > 0) this.#flusher.schedule();
+      })
+      .catch((error: unknown) => console.error("the space object could not start", error));
   }
 
   get #spaceId(): string {
@@ -125,7 +133,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
     const spaceId = this.#spaceId;
     const { space, byEntity } = await this.#members.get();
     const speaker = byEntity.get(input.speakerId);
-    const notMember = { ok: false as const, status: 403 as const, code: "forbidden", message: `Entity "${input.speakerId}" is not a member of space "${spaceId}"` };
+    const notMember = { ok: false as const, status: 403 as const, code: "forbidden" as const, message: `Entity "${input.speakerId}" is not a member of space "${spaceId}"` };
     // A token's entity that is not a member learns nothing more (not even whether the space exists).
     if (!speaker && input.principal === "member") return notMember;
     if (!space) return { ok: false, status: 404, code: "not_found", message: `Space "${spaceId}" not found` };

@@ -21,23 +21,33 @@ export type StreamLog = {
 
 type EventRow = { seq: number; frame: string; public_frame: string | null };
 
+/**
+ * The tables (`event_log`, `event_meta`) are the owning object's to create
+ * (its migrations, run before anything reads them): nothing here touches
+ * storage before its first use.
+ */
 export class EventLog implements StreamLog {
-  #lastSeq: number;
+  #known: number | undefined;
   #appendsSinceTrim = 0;
 
   constructor(
     private readonly sql: SqlStorage,
     private readonly retain = 5_000,
-  ) {
-    sql.exec(
-      "CREATE TABLE IF NOT EXISTS event_log (seq INTEGER PRIMARY KEY, frame TEXT NOT NULL, public_frame TEXT)",
-    );
-    sql.exec("CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
-    // The newest row holds the last seq (trimming always keeps the newest
-    // `retain` rows); event_meta keeps it too, written only when trimming.
-    const meta = sql.exec<{ value: number }>("SELECT value FROM event_meta WHERE key = 'last_seq'").toArray()[0];
-    const newest = sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").toArray()[0];
-    this.#lastSeq = Math.max(meta?.value ?? 0, newest?.seq ?? 0);
+  ) {}
+
+  get #lastSeq(): number {
+    if (this.#known === undefined) {
+      // The newest row holds the last seq (trimming always keeps the newest
+      // `retain` rows); event_meta keeps it too, written only when trimming.
+      const meta = this.sql.exec<{ value: number }>("SELECT value FROM event_meta WHERE key = 'last_seq'").toArray()[0];
+      const newest = this.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").toArray()[0];
+      this.#known = Math.max(meta?.value ?? 0, newest?.seq ?? 0);
+    }
+    return this.#known;
+  }
+
+  set #lastSeq(seq: number) {
+    this.#known = seq;
   }
 
   get lastSeq(): number {

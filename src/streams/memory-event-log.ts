@@ -16,30 +16,36 @@ export type SeqReservation = { read(): number; write(upTo: number): void };
 const reserveBlock = 1_000;
 
 export class MemoryEventLog implements StreamLog {
-  #lastSeq: number;
-  #reservedUpTo: number;
+  /** Read from the reservation on first use, not in the constructor: the owner's storage may not be ready then. */
+  #seqs: { last: number; reservedUpTo: number } | undefined;
   #frames: { seq: number; frame: string }[] = [];
 
   constructor(
     private readonly reservation: SeqReservation,
     private readonly retain = 2_000,
-  ) {
-    this.#lastSeq = reservation.read();
-    this.#reservedUpTo = this.#lastSeq;
+  ) {}
+
+  get #started(): { last: number; reservedUpTo: number } {
+    if (!this.#seqs) {
+      const last = this.reservation.read();
+      this.#seqs = { last, reservedUpTo: last };
+    }
+    return this.#seqs;
   }
 
   get lastSeq(): number {
-    return this.#lastSeq;
+    return this.#started.last;
   }
 
   append(envelope: Omit<StreamEvent, "seq">): { frame: string; publicFrame: string; seq: number } {
-    const seq = this.#lastSeq + 1;
-    if (seq > this.#reservedUpTo) {
-      this.#reservedUpTo = seq + reserveBlock - 1;
-      this.reservation.write(this.#reservedUpTo);
+    const seqs = this.#started;
+    const seq = seqs.last + 1;
+    if (seq > seqs.reservedUpTo) {
+      seqs.reservedUpTo = seq + reserveBlock - 1;
+      this.reservation.write(seqs.reservedUpTo);
     }
     const frame = JSON.stringify({ seq, ...envelope });
-    this.#lastSeq = seq;
+    seqs.last = seq;
     this.#frames.push({ seq, frame });
     if (this.#frames.length > this.retain * 1.25) this.#frames = this.#frames.slice(-this.retain);
     return { frame, publicFrame: frame, seq };

@@ -5,7 +5,7 @@
  * the Worker sets after authenticating; anything but a known audience is
  * refused (fails closed), and a public stream must carry its token's expiry.
  */
-import { errorEnvelope } from "../errors";
+import { type ErrorCode, errorEnvelope } from "../errors";
 import type { ConnectionHub, Subscriber } from "./connection-hub";
 import type { StreamLog } from "./event-log";
 
@@ -16,7 +16,7 @@ export const subscriberHeaders = {
   expiresAt: "x-switchboard-expires-at",
 } as const;
 
-function errorResponse(status: number, code: string, message: string): Response {
+function errorResponse(status: number, code: ErrorCode, message: string): Response {
   return Response.json(errorEnvelope(code, message), { status });
 }
 

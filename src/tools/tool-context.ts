@@ -4,7 +4,6 @@
  * run, its spaces, the channel to them, the agent stream, the journal's view
  * of a call, and the runtime for waits, deadlines and webhooks.
  */
-import type { ToolSet } from "ai";
 import type { Database } from "../db/client";
 import type { AppEnv } from "../env";
 import type { KnowledgeContext } from "../knowledge/knowledge-context";
@@ -14,12 +13,11 @@ import type { SpaceEventInput } from "../protocol/space-event";
 import type { SpacePort } from "../protocol/space-port";
 import type { CallIds } from "./engine/call-ids";
 import type { CallStat } from "./engine/call-stats";
-import type { PendingCallOwner } from "./engine/pending-call-owner";
+import type { PendingCallPort } from "./engine/pending-call-port";
 import type { ResponseCache } from "./engine/response-cache";
 import type { ToolOutcome } from "./engine/tool-outcome";
 import type { ToolDeadline } from "./engine/tool-deadlines";
 import type { QueueSettings, ToolQueues } from "./engine/tool-queues";
-import type { ToolWaiters } from "./engine/tool-waiters";
 import type { FilesConfig } from "./builtins/builtin-config";
 import type { McpPool } from "./mcp/mcp-pool";
 import type { McpServerConfig } from "./mcp/mcp-server-config";
@@ -27,12 +25,15 @@ import type { ProviderConfig } from "./providers/provider-config";
 import type { AgentTask } from "./subagents/agent-task";
 import type { ToolConfig } from "./tool-config";
 import type { WebhookEvent } from "../protocol/webhook-event";
+import type { ApprovalConfig } from "./wait-policy-config";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
 
 /** The part of an agent's config the tools read. */
 export type ToolSettings = {
   tools: ToolConfig[];
+  /** Approvals of tools by the name the model calls them (a configured tool's own `approval` wins). */
+  approvals?: Record<string, ApprovalConfig>;
   /** Built-in groups (default: the contract's `spaces` and `knowledge`) and tools taken away from them. */
   builtins?: readonly string[];
   deniedTools?: readonly string[];
@@ -90,10 +91,9 @@ export type SpaceChannel = {
   drain(): Promise<void>;
 };
 
-/** What the agent object lends the tool engine: waits, the pending-call owner, deadlines, webhooks. */
+/** What the agent object lends the tool engine: a pending call's life (the port to its owner), deadlines, webhooks. */
 export type ToolRuntime = {
-  waiters: ToolWaiters;
-  owner: PendingCallOwner;
+  calls: PendingCallPort;
   setDeadline(deadline: ToolDeadline): void;
   deleteDeadline(id: string): void;
   /**
@@ -181,10 +181,11 @@ export type ToolContext = {
   toolRuntime: ToolRuntime;
   /** Tells `inputSettled` a call's input is complete (calls made by `batch`, which never stream). */
   markInputSettled(modelToolCallId: string): void;
-  /** Every tool of the cycle as it was built, before the journal wraps it (what `batch` runs). */
-  toolsOfCycle(): ToolSet;
-  /** Whether a call of this tool with these arguments waits for a person's approval (`batch` refuses those). */
-  approvalRequired?(toolName: string, args: unknown): boolean;
+  /**
+   * Runs a call `batch` makes through the cycle's tool pipeline, under `toolCallId`
+   * (derived from the batch call's): the gate refuses it when it needs approval.
+   */
+  runBatched(call: { toolName: string; input: unknown; modelToolCallId: string; toolCallId: string; abortSignal?: AbortSignal }): Promise<ToolOutcome>;
   /** Keeps the cycle's `final_report` on its run record (the same call reported again changes nothing). */
   reportFinal(toolCallId: string, report: FinalReport): void;
   /** Set on the reflection pass that follows a cycle (notes tools only; it never wakes anyone). */

@@ -6,6 +6,7 @@
  * `whsec_<base64>` secret decoded, any other string as UTF-8).
  */
 import { constantTimeEqual } from "../auth/constant-time-equal";
+import { importHmacKey } from "../security/hmac-key";
 import { keyBytesOf } from "../security/standard-webhooks";
 
 export const webhookSignatureHeader = "x-switchboard-signature";
@@ -17,8 +18,7 @@ const encoder = new TextEncoder();
 export async function signWebhook(secret: string, timestamp: number, body: string): Promise<string> {
   const bytes = keyBytesOf(secret);
   if (!bytes) throw new TypeError("A webhook secret is required to sign a webhook");
-  const key = await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const signature = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
+  const signature = await crypto.subtle.sign("HMAC", await importHmacKey(bytes), encoder.encode(`${timestamp}.${body}`));
   return [...new Uint8Array(signature)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 

@@ -26,6 +26,7 @@ describe("deleting an agent", () => {
     expect(late.status).toBe(410);
     const row = await env.DB.prepare("SELECT status FROM pending_tool_calls WHERE tool_call_id = ?").bind(toolCallId).first<{ status: string }>();
     expect(row?.status).toBe("expired");
+    // A deleted agent's routes answer 404: what its object still holds is read inside it.
     await waitUntil(async () => {
       const state = await agentState(world.agent.id);
       return state.deadlines.length === 0 && state.alarm === null && state.activeRun === undefined && state.pending === 0;

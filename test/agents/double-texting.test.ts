@@ -1,11 +1,9 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AgentDO } from "../../src/agents/agent-do";
-import { AgentStorage } from "../../src/agents/agent-storage";
 import { debounceUntil, interrupts, presentEvents, supersededEvents } from "../../src/agents/double-texting";
 import type { QueuedEvent } from "../../src/agents/inbox-event";
 import { createHuman, createSpace, postMessage, secret } from "../support/api";
-import { agentObject, createAgent, settledRuns, waitForRuns } from "../support/agents";
+import { consciousnessOf } from "../support/agent-storage-view";
+import { createAgent, settledRuns, waitForRuns } from "../support/agents";
 import { openSse } from "../support/stream-client";
 
 const message = (id: string, spaceId: string, entityId: string, text: string, at = 0): QueuedEvent => ({
@@ -100,7 +98,7 @@ describe("double texting, end to end", () => {
     await world.release();
     const runs = await settledRuns(world.agent.id);
     expect(runs[1].trigger.map((event) => event.text)).toEqual(["second", "third"]);
-    const consciousness = await runInDurableObject(agentObject(world.agent.id), async (_instance: AgentDO, state) => JSON.stringify(new AgentStorage(state.storage).read("consciousness", (await import("zod")).z.unknown())));
+    const consciousness = JSON.stringify(await consciousnessOf(world.agent.id));
     expect(consciousness).toContain("second\\\\nthird");
     world.stream.close();
   });

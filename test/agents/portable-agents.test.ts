@@ -221,6 +221,7 @@ describe("import", () => {
     expect(morning.getTime()).toBeGreaterThan(before);
     expect([7, 8]).toContain(morning.getUTCHours());
     expect([1, 2, 3, 4, 5]).toContain(new Date(morning.getTime() + 2 * 3_600_000).getUTCDay());
+    // The plans route gives nextRunAt; only the deadline table tells that each is armed for it.
     const deadlines = (await agentState(body.id)).deadlines.filter((deadline) => deadline.kind === "plan");
     expect(deadlines.map((deadline) => deadline.id).sort()).toEqual(plans.filter((plan) => plan.nextRunAt !== null).map((plan) => `plan:${plan.id}`).sort());
     for (const plan of plans.filter((entry) => entry.nextRunAt !== null)) expect(deadlines.find((deadline) => deadline.id === `plan:${plan.id}`)?.dueAt).toBe(Date.parse(plan.nextRunAt as string));

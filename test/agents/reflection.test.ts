@@ -1,18 +1,13 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import type { AgentDO } from "../../src/agents/agent-do";
 import { AgentStorage } from "../../src/agents/agent-storage";
-import { z } from "zod";
 import { secret } from "../support/api";
+import { consciousnessOf } from "../support/agent-storage-view";
 import { agentObject, createAgent, expectNotWoken, scriptedConfig, settledRuns, waitForRuns } from "../support/agents";
 import { catalogueAgent } from "../support/catalogue";
 import { openSse } from "../support/stream-client";
-
-async function consciousness(agentId: string): Promise<ModelMessage[]> {
-  return runInDurableObject(agentObject(agentId), async (_instance: AgentDO, state) => new AgentStorage(state.storage).read("consciousness", z.array(z.custom<ModelMessage>())) ?? []);
-}
 
 describe("reflection after a cycle", () => {
   it("a cycle that did real work is followed by a notes-only pass, marked as reflection, that wakes nobody and never loops", async () => {
@@ -53,7 +48,7 @@ describe("reflection after a cycle", () => {
     expect(stream.collector.events.filter((event) => event.data.runId === reflection.id)).toEqual([]);
     stream.close();
     // The pass leaves the consciousness as the cycle it reflected on left it: that cycle is its last.
-    const kept = JSON.stringify(await consciousness(world.agent.id));
+    const kept = JSON.stringify(await consciousnessOf(world.agent.id));
     expect(kept).toContain("Hello Pat");
     expect(kept).not.toContain("lessons.md");
     expect(kept).not.toContain("reflection on run");
@@ -70,6 +65,7 @@ describe("reflection after a cycle", () => {
 
   it("a reflection event waits for quiet: ready events are claimed without it, and it is claimed alone", async () => {
     const agent = await createAgent(scriptedConfig([]));
+    // The inbox's claim rule itself, on the object's own storage (no route reaches it).
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
       const storage = new AgentStorage(state.storage);
       storage.enqueue({ type: "reflection", runId: "run_a" }, "evt_reflect_run_a");

@@ -39,6 +39,7 @@ describe("a transition cut short by a crash", () => {
     await crash(world.agent.id);
     const [, second] = await waitForRuns(world.agent.id, 2);
     expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId: callId, result: { staged: true } }]);
+    // Staged outcomes live only in the object: no route shows them.
     expect((await agentState(world.agent.id)).staged).toBe(0);
     // The submitter's retry is a duplicate, never a second delivery.
     expect((await submitResult(run.id, callId, { staged: true })).body).toMatchObject({ duplicate: true });
@@ -122,7 +123,7 @@ describe("recovery has a cap", () => {
     const world = await toolWorld([gateway], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "stuck", args: {} }] }], { toolTimeout: 60_000 });
     await world.wake();
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      // Wait until this attempt is inside the call, then kill it.
+      // Wait until this attempt is inside the call (the journal's open calls: no route shows them), then kill it.
       await waitUntil(async () => {
         const state = await agentState(world.agent.id);
         return state.activeRun?.attempt === attempt && state.activeRun.running && state.openCalls.some((call) => call.toolName === "stuck");
@@ -135,6 +136,7 @@ describe("recovery has a cap", () => {
     expect(run.trigger).toMatchObject([{ type: "external", data: { go: true } }]);
     expect(run.notes.filter((note) => note.kind === "recovered")).toHaveLength(3);
     expect(run.toolCalls.find((call) => call.toolName === "stuck")).toMatchObject({ status: "failed" });
+    // The inbox and the journal, which no route shows: both emptied.
     const state = await agentState(world.agent.id);
     expect(state).toMatchObject({ pending: 0, activeRun: undefined });
     const messages = await secret<{ messages: { role: string; status: string }[] }>(`/api/spaces/${world.spaceId}/messages?afterSeq=0`);
@@ -170,6 +172,7 @@ describe("a run record that could not be written", () => {
     await crash(agent.id);
     const runs = await waitForRuns(agent.id, 1);
     expect(runs).toMatchObject([{ id: "run_queued_record", status: "completed", trigger: [{ data: { once: true } }] }]);
+    // No route shows the deadline table: the record's retry is gone from it.
     expect((await agentState(agent.id)).deadlines).toEqual([]);
   });
 });

@@ -37,6 +37,7 @@ describe("a restart in the middle of a wait", () => {
     await abortAllDurableObjects();
     // While the cycle ran, the heartbeat kept the alarm a few seconds ahead: its firing starts a fresh instance.
     expect(await runDurableObjectAlarm(agentObject(world.agent.id))).toBe(true);
+    // The journal (attempt, step, open calls) has no route: read inside the object.
     const recovered = await agentState(world.agent.id);
     expect(recovered.activeRun).toMatchObject({ runId, attempt: 2, step: 0 });
     expect(recovered.openCalls).toMatchObject([{ toolCallId, toolName: "fetchData" }]);

@@ -203,7 +203,8 @@ describe("approvals", () => {
     await world.agentStream.waitForType("tool.escalated", 8_000);
     await abortAllDurableObjects();
     await runDurableObjectAlarm(agentObject(world.agent.id));
-    // The continued cycle is back in the wait (past the first deadline, which counted from the start).
+    // The continued cycle is back in the wait (past the first deadline, which counted from the start):
+    // the journal's attempt and the deadline table, which no route shows.
     await waitUntil(async () => {
       const state = await agentState(world.agent.id);
       return (state.activeRun?.attempt ?? 0) >= 2 && state.activeRun?.running === true && state.deadlines.some((deadline) => deadline.id.startsWith("timeout:apr_") && deadline.dueAt > Date.now());

@@ -4,11 +4,11 @@
  * against the real gateway; failures that say what to do.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verify } from "hono/jwt";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../../cli/src/main";
 import { receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, personInSpace } from "./gateway";
@@ -43,6 +43,13 @@ const askTool = {
 
 const world = { stateDir: "", personId: "", spaceId: "", agentId: "", agentEntityId: "" };
 
+/** A new empty folder, removed when the test ends. */
+function temporaryFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
+
 beforeAll(async () => {
   const agentBody = {
     agent: { name: "CLI agent" },
@@ -65,9 +72,14 @@ beforeAll(async () => {
     { toolCalls: [{ name: "send_message", args: { text: "Noted, thank you." } }, { name: "skip", args: {} }] },
   ];
   await admin.agents.update(agent.id, agentBody as never);
+  // The whole file's state folder: opened here, removed after the last test.
   world.stateDir = mkdtempSync(join(tmpdir(), "switchboard-cli-"));
   Object.assign(world, { personId, spaceId, agentId: agent.id, agentEntityId: agent.entityId });
   writeFileSync(join(world.stateDir, "switchboard-demo.json"), JSON.stringify({ personId, spaceId, agentId: agent.id, agentEntityId: agent.entityId }));
+});
+
+afterAll(() => {
+  if (world.stateDir) rmSync(world.stateDir, { recursive: true, force: true });
 });
 
 const withKeys = (args: string[]) => [...args, "--dev-vars", gateway.envFile];
@@ -93,6 +105,7 @@ describe("switchboard CLI", () => {
       }
     };
     const watching = cli(withKeys(["watch"]), { signal: controller.signal, onOut: check });
+    onTestFinished(() => controller.abort());
     const said = await cli(withKeys(["say", "Hello from the terminal"]));
     expect(said).toMatchObject({ code: 0, err: "" });
     expect(said.out).toMatch(/^sent msg_\w+ \(seq \d+\) to spc_\w+\n$/);
@@ -123,6 +136,7 @@ describe("switchboard CLI", () => {
   it("spaces, agents, entities and runs list what exists; runs show a failed run's error", async () => {
     const failing = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o-mini" } } as never);
     const stream = admin.subscribeAgent(failing.id, { afterSeq: 0 });
+    onTestFinished(() => stream.close());
     const finished = new Promise<void>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error("the keyless agent's run did not finish within 20 s")), 20_000);
       stream.on("event", (event) => {
@@ -162,7 +176,7 @@ describe("switchboard CLI", () => {
     expect(exported).toMatchObject({ code: 0, err: "" });
     const document = JSON.parse(exported.out);
     expect(document).toMatchObject({ format: "switchboard.agent", version: 1, goals: [{ description: "Travel light", priority: 5 }], memories: [{ key: "home", value: "Lyon" }] });
-    const file = join(mkdtempSync(join(tmpdir(), "switchboard-export-")), "agent.json");
+    const file = join(temporaryFolder("switchboard-export-"), "agent.json");
     writeFileSync(file, exported.out);
 
     const imported = await cli(withKeys(["agents", "import", file, "--name", "Portable copy"]));
@@ -204,7 +218,7 @@ describe("switchboard CLI", () => {
     expect(down.code).toBe(1);
     expect(down.err).toContain("network_error");
     expect(down.err).toContain("npm run dev");
-    const wrongKeys = mkdtempSync(join(tmpdir(), "switchboard-keys-"));
+    const wrongKeys = temporaryFolder("switchboard-keys-");
     writeFileSync(join(wrongKeys, "dev.vars"), "GATEWAY_SECRET_KEY=not-the-key\n");
     const refused = await cli(["agents", "--dev-vars", join(wrongKeys, "dev.vars")]);
     expect(refused.code).toBe(1);
@@ -215,7 +229,7 @@ describe("switchboard CLI", () => {
     const unknown = await cli(withKeys(["fly"]));
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('Unknown command "fly"');
-    const noDemo = await cli(withKeys(["say", "hi"]), { env: { SWITCHBOARD_STATE_DIR: mkdtempSync(join(tmpdir(), "switchboard-empty-")) } });
+    const noDemo = await cli(withKeys(["say", "hi"]), { env: { SWITCHBOARD_STATE_DIR: temporaryFolder("switchboard-empty-") } });
     expect(noDemo.code).toBe(1);
     expect(noDemo.err).toContain("npm run dev");
   });

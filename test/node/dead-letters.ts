@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { onTestFinished } from "vitest";
 import { Switchboard } from "../../client/src/index";
 import { admin, gateway } from "./gateway";
 
@@ -36,7 +37,7 @@ async function createAgent(config: Record<string, unknown>): Promise<{ id: strin
   return { id: created.id, entityId: created.entityId };
 }
 
-/** A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses). */
+/** A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses); it stops when the test ends, or at `close()`. */
 export async function receiver(status: number): Promise<{ url: string; pushes: Push[]; close(): Promise<void> }> {
   const pushes: Push[] = [];
   const server: Server = createServer((request, response) => {
@@ -49,7 +50,10 @@ export async function receiver(status: number): Promise<{ url: string; pushes: P
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, pushes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  let closed: Promise<void> | undefined;
+  const close = () => (closed ??= new Promise<void>((resolve) => server.close(() => resolve())));
+  onTestFinished(close);
+  return { url: `http://127.0.0.1:${port}/hook`, pushes, close };
 }
 
 async function waitForDeadLetters(agentId: string, timeoutMs = 20_000): Promise<DeadLetter[]> {

@@ -10,13 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
 const directory = mkdtempSync(join(tmpdir(), "switchboard-dev-problems-"));
 const values = { secretKey: `sk_${"a1".repeat(20)}`, jwtSecret: "too-short-jwt", fileLinkSecret: "short-file-link", webhookSecret: "whsec_not base64 at all!" };
-let child: ChildProcess | undefined;
-let exited: Promise<unknown> = Promise.resolve();
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,25 +27,27 @@ function freePort(): Promise<number> {
   });
 }
 
-afterAll(async () => {
-  if (child?.pid && child.exitCode === null) {
+/** Stops the dev server's whole process group (wrangler and workerd with it), and waits until it has gone. */
+async function stopGroup(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (!child.pid || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  const timer = setTimeout(() => {
     try {
-      process.kill(-child.pid, "SIGTERM");
+      process.kill(-(child.pid ?? 0), "SIGKILL");
     } catch {
       // already gone
     }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-(child?.pid ?? 0), "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  rmSync(directory, { recursive: true, force: true });
-});
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// The folder is the file's (made above, when the file loads): removed after its last test.
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe("npm run dev with a misconfigured keys file", () => {
   it("prints each problem once, in red, after the server is up, and /health answers 503", async () => {
@@ -71,8 +71,8 @@ describe("npm run dev with a misconfigured keys file", () => {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
-    child = started;
-    exited = new Promise((resolve) => started.once("exit", resolve));
+    const exited = new Promise((resolve) => started.once("exit", resolve));
+    onTestFinished(() => stopGroup(started, exited));
     let output = "";
     const printed = new Promise<void>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error(`no configuration problem printed within 150 s. Output:\n${output.slice(-4000)}`)), 150_000);

@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { parseDotenv } from "../../cli/src/local-setup";
+import { parseDotenv } from "../../scripts/parse-dotenv.mjs";
 
 export type Gateway = {
   baseUrl: string;

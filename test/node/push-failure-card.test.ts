@@ -10,7 +10,7 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { signToken } from "../../client/src/index";
 import { pageLink } from "../../cli/src/commands";
 import { launchChromium } from "./chromium";
@@ -62,6 +62,7 @@ describe("a failed push on the page", () => {
     } as never);
 
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    onTestFinished(() => context.close());
     const page = await context.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
     const token = await signToken(person.id, { secret: gateway.vars.JWT_SECRET, expiresIn: "1h" });
@@ -87,6 +88,5 @@ describe("a failed push on the page", () => {
     await admin.submitToolResult(started.data.runId, toolCallId, { confirmed: true });
     await card.locator(".badge", { hasText: "complete" }).waitFor({ timeout: 20_000 });
     expect(pageErrors).toEqual([]);
-    await context.close();
   });
 });

@@ -7,7 +7,7 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { Switchboard, SwitchboardError, toNodeListener, verifyWebhook, type AgentEvent, type SpaceEvent, type WebSocketConstructor } from "../../client/src/index";
 import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, memberClient, personInSpace } from "./gateway";
@@ -102,6 +102,7 @@ describe("subscribe: reconnect and resume", () => {
     const events: SpaceEvent[] = [];
     const statuses: string[] = [];
     const subscription = client.subscribe(spaceId, { afterSeq: 0, reconnect: { initialDelayMs: 50 } });
+    onTestFinished(() => subscription.close());
     subscription.on("status", ({ status }) => statuses.push(status));
     const total = 20;
     const allThere = until<void>("every message on the stream", (done) =>
@@ -142,6 +143,7 @@ describe("subscribe: reconnect and resume", () => {
     const client = await memberClient(personId, { WebSocket: DroppingWebSocket as unknown as WebSocketConstructor });
     const events: SpaceEvent[] = [];
     const subscription = client.subscribe(spaceId, { afterSeq: 0, reconnect: { initialDelayMs: 50 } });
+    onTestFinished(() => subscription.close());
     const total = 20;
     const allThere = until<void>("every message on the socket", (done) =>
       subscription.on("event", (event) => {
@@ -164,6 +166,7 @@ describe("subscribe: reconnect and resume", () => {
     const other = await personInSpace("Other");
     for (const transport of ["sse", "websocket"] as const) {
       const subscription = (await memberClient(personId)).subscribe(other.spaceId, { transport });
+      onTestFinished(() => subscription.close());
       const error = await subscription.done.then(
         () => undefined,
         (caught: unknown) => caught,
@@ -196,6 +199,7 @@ async function createAgent(tools: unknown[], turns: unknown[]) {
 /** Wakes the agent and resolves with the run once its cycle has finished. */
 async function runOnce(agentId: string) {
   const stream = admin.subscribeAgent(agentId, { afterSeq: 0 });
+  onTestFinished(() => stream.close());
   const finished = until<AgentEvent>("agent.cycle.finished", (done) =>
     stream.on("event", (event) => {
       if (event.type === "agent.cycle.finished") done(event);
@@ -229,6 +233,7 @@ describe("handleTools", () => {
       },
       { agentId: agent.id, timeoutMs: 500, onOutcome: (outcome) => outcomes.push(`${outcome.toolName}:${outcome.outcome}`) },
     );
+    onTestFinished(() => handling.close());
     await until<void>("the handler's stream to open", (done) => handling.subscription.on("status", ({ status }) => status === "open" && done()));
     const run = await runOnce(agent.id);
     await handling.close();
@@ -255,6 +260,7 @@ describe("handleTools", () => {
       },
       { agentId: agent.id },
     );
+    onTestFinished(() => handling.close());
     await until<void>("the handler's stream to open", (done) => handling.subscription.on("status", ({ status }) => status === "open" && done()));
     const run = await runOnce(agent.id);
     await handling.close();
@@ -285,6 +291,7 @@ describe("handleTools", () => {
         },
         { agentId: agent.id, onOutcome: () => void handling.close().then(() => resolve()) },
       );
+      onTestFinished(() => handling.close());
     });
     await answered;
     const after = await admin.agents.pendingToolCalls(agent.id, { status: "resolved" });
@@ -297,6 +304,7 @@ describe("callback URLs", () => {
   it("a pending call's callbackUrl answers it with no other credential", async () => {
     const agent = await createAgent([externalTool("remote")], [{ toolCalls: [{ name: "remote", args: { city: "Lima" } }] }, { toolCalls: [{ name: "skip", args: {} }] }]);
     const stream = admin.subscribeAgent(agent.id, { afterSeq: 0 });
+    onTestFinished(() => stream.close());
     const announced = until<AgentEvent>("tool.pending with a callbackUrl", (done) => stream.on("event", (event) => event.type === "tool.pending" && done(event)));
     const finished = until<AgentEvent>("agent.cycle.finished", (done) => stream.on("event", (event) => event.type === "agent.cycle.finished" && done(event)));
     await admin.agents.pushInbox(agent.id, {});

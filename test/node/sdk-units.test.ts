@@ -4,20 +4,24 @@
  * gateway accepts, webhook signatures the gateway makes.
  */
 import { verify } from "hono/jwt";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import openapiDocument from "../../client/openapi.json";
 import {
   backoffDelay,
   createWebhookHandler,
   parseDuration,
   signToken,
   SpaceState,
+  SwitchboardError,
   ToolRunner,
   verifyWebhook,
   verifyWebhookSignature,
   WebhookVerificationError,
+  type GatewayErrorCode,
   type Message,
   type SpaceEvent,
 } from "../../client/src/index";
+import { errorCodes, type ErrorCode } from "../../src/errors";
 import { retryingFetch } from "../../client/src/retrying-fetch";
 import { SseParser, type SseFrame } from "../../client/src/sse-parser";
 import { webhookSignatureHeaderValue } from "../../src/tools/webhook-signature";
@@ -234,5 +238,18 @@ describe("SpaceState members", () => {
     expect(state.apply(event("space.member.joined", { entityId: "ent_b" }))).toBe(true);
     expect(state.apply(event("space.member.left", { entityId: "ent_a" }))).toBe(true);
     expect([...state.memberIds]).toEqual(["ent_b"]);
+  });
+});
+
+describe("error codes", () => {
+  it("GatewayErrorCode is the gateway's one list: the document the SDK's types come from names exactly errorCodes", () => {
+    // Checked by `npm run typecheck` (test/node): the generated union and the gateway's are the same type.
+    expectTypeOf<GatewayErrorCode>().toEqualTypeOf<ErrorCode>();
+    expect(openapiDocument.components.schemas.ErrorCode.enum).toEqual([...errorCodes]);
+  });
+
+  it("a code this SDK does not list yet comes through as the gateway sent it", () => {
+    const error = SwitchboardError.fromResponse(409, { error: { code: "some_later_code", message: "Refused" } }, "POST /api/spaces");
+    expect([error.status, error.code, error.message]).toEqual([409, "some_later_code", "Refused (POST /api/spaces → 409)"]);
   });
 });

@@ -9,16 +9,17 @@
  */
 import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { signToken } from "../../client/src/index";
 import { admin, gateway, personInSpace } from "./gateway";
 
 type Seen = { closeCode?: number; closeAt?: number; framesAfterClose: number; endedAt?: number };
 
-/** A WebSocket client on a bare TCP socket: it answers the close frame (like a browser) and notes when the server ends the connection. */
+/** A WebSocket client on a bare TCP socket: it answers the close frame (like a browser) and notes when the server ends the connection. Destroyed when the test ends. */
 function rawStream(path: string): Promise<{ socket: Socket; seen: Seen; ended: Promise<void>; closeFrame: Promise<void> }> {
   const url = new URL(path, gateway.baseUrl);
   const socket = connect(Number(url.port), url.hostname);
+  onTestFinished(() => void socket.destroy());
   const seen: Seen = { framesAfterClose: 0 };
   let buffer = Buffer.alloc(0);
   let upgraded = false;

@@ -158,8 +158,8 @@ describe("MCP tools like any other tool", () => {
         { type: "image", mimeType: "image/png", bytes: expect.any(Number), note: "passed to the model as media" },
       ],
     });
-    const { storage } = await import("../support/agent-storage-view");
-    const messages = await storage(world.agent.id);
+    const { consciousnessOf } = await import("../support/agent-storage-view");
+    const messages = await consciousnessOf(world.agent.id);
     const output = messages.flatMap((message) => (message.role === "tool" ? message.content : [])).find((part) => part.type === "tool-result")?.output;
     // In memory after the cycle, the media is a note; in its cycle the model saw the file part.
     expect(output).toEqual({ type: "content", value: [{ type: "text", text: "a red dot" }, { type: "text", text: "[image/png shown to the model in its cycle; not kept in memory]" }] });

@@ -127,6 +127,7 @@ describe("sub-agents as tools", () => {
     expect(await runDurableObjectAlarm(agentObject(sender.id))).toBe(true);
     const [, second] = await waitForRuns(world.agent.id, 2);
     expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId, result: { answer: "kept and resent" } }]);
+    // No route shows the deadline table: read inside the object.
     const deadlines = await runInDurableObject(agentObject(sender.id), async (_instance: AgentDO, state) => new AgentStorage(state.storage).deadlines().map((deadline) => deadline.kind));
     expect(deadlines).not.toContain("subagent_answer");
     world.close();

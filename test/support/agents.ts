@@ -67,7 +67,12 @@ export function agentObject(agentId: string) {
   return env.AGENT.get(env.AGENT.idFromName(agentId));
 }
 
-/** Reads the agent object's storage from inside it (tests only; no RPC for this in production). */
+/**
+ * Reads the agent object's storage from inside it (tests only; no RPC for
+ * this in production). For what no route can tell: the inbox, staged
+ * outcomes, the running cycle's journal, the deadline table and the alarm.
+ * Run status, pending calls, messages and statistics have routes: use those.
+ */
 export async function agentState(agentId: string) {
   return runInDurableObject(agentObject(agentId), async (_instance: AgentDO, state) => {
     const storage = new AgentStorage(state.storage);

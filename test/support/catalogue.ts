@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import type { Tool } from "ai";
 import { getDatabase } from "../../src/db/client";
 import { CallIds } from "../../src/tools/engine/call-ids";
-import type { ToolOutcome } from "../../src/tools/engine/tool-outcome";
+import { failed, type ToolOutcome } from "../../src/tools/engine/tool-outcome";
 import type { ToolContext, ToolSettings } from "../../src/tools/tool-context";
 import type { AppEnv } from "../../src/env";
 import { createHuman, createSpace, secret } from "./api";
@@ -58,8 +58,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
     inputSettled: async () => undefined,
     wakeMentioned: async () => undefined,
     toolRuntime: {
-      waiters: undefined as never,
-      owner: undefined as never,
+      calls: undefined as never,
       setDeadline: () => undefined,
       deleteDeadline: () => undefined,
       sendWebhook: () => undefined,
@@ -76,7 +75,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
     stepNumber: () => 0,
     mediaToolResults: false,
     markInputSettled: () => undefined,
-    toolsOfCycle: () => ({}),
+    runBatched: async (call) => failed(`No tool "${call.toolName}" in a direct tool context`),
     reportFinal: () => undefined,
     ...rest,
   };

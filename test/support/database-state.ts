@@ -15,7 +15,7 @@ export async function countRows(): Promise<RowCounts> {
   return { entities, agents, spaces, members, messages };
 }
 
-/** The last seq the space's object handed out (0 before its first event), read inside the object. */
+/** The last seq the space's object handed out (0 before its first event), read inside the object: no route shows it. */
 export async function spaceSeq(spaceId: string): Promise<number> {
   return runInDurableObject(env.SPACE.getByName(spaceId), async (_instance, state) => new EventLog(state.storage.sql).lastSeq);
 }

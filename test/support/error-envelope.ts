@@ -1,5 +1,6 @@
-/** Asserts the contract's error envelope (§3): `{"error": {"code": "snake_case", "message": "…"}}`. */
+/** Asserts the error envelope every refusal carries: `{"error": {"code": "snake_case", "message": "…"}}`, its code one of `errorCodes`. */
 import { expect } from "vitest";
+import { errorCodes } from "../../src/errors";
 
 export const snakeCaseCode = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
@@ -11,6 +12,7 @@ export function expectErrorEnvelope(body: unknown, code?: string): asserts body 
   });
   const { error } = body as ErrorBody;
   expect(error.message.length).toBeGreaterThan(0);
+  expect(errorCodes, `"${error.code}" is not in errorCodes (src/errors.ts)`).toContain(error.code);
   if (code !== undefined) expect(error.code).toBe(code);
 }
 

@@ -12,6 +12,7 @@ export async function providerWorld(extra: Record<string, unknown>, turns: (spac
   const agentStream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
   const spaceStream = await openSse(`/api/spaces/${spaceId}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
   const wake = (data: unknown = { go: true }) => secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data } });
+  // Both streams close themselves when the test ends (`openSse`); `close` is for a test that wants them shut sooner.
   const close = () => {
     agentStream.close();
     spaceStream.close();

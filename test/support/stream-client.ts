@@ -1,4 +1,11 @@
-/** A test client for the WebSocket and SSE stream routes that collects events and waits for them. */
+/**
+ * A test client for the WebSocket and SSE stream routes that collects events
+ * and waits for them. Each stream it opens is closed when the test ends, pass
+ * or fail (`onTestFinished`), so a failed assertion never leaves one open
+ * for the next test; `close()` is there for a test that needs it shut sooner.
+ */
+import { onTestFinished } from "vitest";
+import { SseParser } from "../../client/src/sse-parser";
 import { call } from "./api";
 
 export type ReceivedEvent = { seq: number; type: string; spaceId?: string; agentId?: string; at: string; data: Record<string, unknown> };
@@ -55,39 +62,47 @@ export async function openWebSocket(path: string, headers: Record<string, string
   socket.addEventListener("close", (event) => {
     collector.closed = { code: event.code, reason: event.reason };
   });
-  return { socket, collector, close: () => socket.close(1000, "done") };
+  const close = once(() => {
+    try {
+      socket.close(1000, "done");
+    } catch {
+      // Already closed by the other side.
+    }
+  });
+  onTestFinished(close);
+  return { socket, collector, close };
 }
 
 export async function openSse(path: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
   const response = await call(path, { headers: { ...headers, accept: "text/event-stream" } });
   if (!response.body || response.status !== 200) throw new Error(`no SSE: ${response.status} ${await response.text()}`);
   const collector = new EventCollector();
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
+  // The SDK's parser (the one the gateway's clients use): comments skipped, `data:` lines joined.
+  const parser = new SseParser((frame) => collector.push(JSON.parse(frame.data)));
   void (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buffer += value;
-        let boundary = buffer.indexOf("\n\n");
-        while (boundary !== -1) {
-          const block = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          const data = block
-            .split("\n")
-            .filter((line) => line.startsWith("data: "))
-            .map((line) => line.slice(6))
-            .join("\n");
-          if (data) collector.push(JSON.parse(data));
-          boundary = buffer.indexOf("\n\n");
-        }
+        parser.push(value);
       }
     } catch {
       // cancelled
     }
     collector.closed ??= { code: 0, reason: "ended" };
   })();
-  return { response, collector, close: () => { controller.abort(); void reader.cancel().catch(() => undefined); } };
+  const close = once(() => void reader.cancel().catch(() => undefined));
+  onTestFinished(close);
+  return { response, collector, close };
+}
+
+/** `close` that does its work the first time only (a test may close early; the end of the test closes again). */
+function once(close: () => void): () => void {
+  let closed = false;
+  return () => {
+    if (closed) return;
+    closed = true;
+    close();
+  };
 }

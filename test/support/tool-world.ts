@@ -17,6 +17,7 @@ export async function toolWorld(tools: unknown[], turns: (spaceId: string) => Sc
   const agentStream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
   const spaceStream = await openSse(`/api/spaces/${spaceId}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
   const wake = () => secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { go: true } } });
+  // Both streams close themselves when the test ends (`openSse`); `close` is for a test that wants them shut sooner.
   const close = () => {
     agentStream.close();
     spaceStream.close();

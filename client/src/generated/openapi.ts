@@ -1542,12 +1542,17 @@ export type components = {
         };
         Error: {
             error: {
-                /** @example not_found */
-                code: string;
+                code: components["schemas"]["ErrorCode"];
                 message: string;
                 details?: unknown;
             };
         };
+        /**
+         * @description What went wrong, in snake_case (docs/api.md says when each comes)
+         * @example not_found
+         * @enum {string}
+         */
+        ErrorCode: "validation_error" | "invalid_json" | "invalid_body" | "forbidden_key" | "too_deep" | "invalid_query" | "after_seq_out_of_range" | "invalid_result" | "invalid_idempotency_key" | "invalid_hop" | "unauthorized" | "forbidden" | "invalid_link" | "not_found" | "route_not_found" | "conflict" | "limit_reached" | "idempotency_key_in_use" | "gone" | "callback_expired" | "link_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_answer" | "idempotency_key_reused" | "export_too_large" | "export_refused" | "upgrade_required" | "internal_error" | "http_error" | "stream_failed" | "agent_unavailable" | "import_failed" | "misconfigured" | "loop_detected" | "invalid_frame" | "frame_too_large" | "token_expired";
         AgentList: {
             agents: components["schemas"]["AgentSummary"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -4487,10 +4492,6 @@ export interface operations {
             query?: {
                 /** @description Replay events after this seq (past the last event: 400 after_seq_out_of_range) */
                 afterSeq?: number;
-                /** @description For browsers: the public key */
-                publicKey?: string;
-                /** @description For browsers: the JWT */
-                token?: string;
             };
             header?: never;
             path: {
@@ -5740,10 +5741,6 @@ export interface operations {
                 expires: string;
                 /** @description The link's signature */
                 signature: string;
-                /** @description For browsers: the public key */
-                publicKey?: string;
-                /** @description For browsers: the JWT */
-                token?: string;
             };
             header?: never;
             path?: never;

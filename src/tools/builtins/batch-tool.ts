@@ -1,18 +1,18 @@
 /**
- * `batch` (seed 001): several tool calls in one, each with its own result,
- * at most `limits.maxConcurrentTools` at a time. The calls run through the
- * cycle's own tools (the SDK's checks redone here: the tool's schema, the
- * depth limit), under ids derived from the batch call's id, so doing the
- * batch again after a restart finds what its calls made (cards, replies,
- * idempotency keys). Calls that end the cycle or wait for a person or a
- * service cannot run inside a batch: they must be the model's own calls.
+ * `batch`: several tool calls in one, each with its own result, at most
+ * `limits.maxConcurrentTools` at a time. The calls go through the cycle's
+ * tool pipeline like the model's own (validation, cards, cache, queue, output
+ * limit, context budget, statistics), under ids derived from the batch call's
+ * id, so doing the batch again after a restart finds what its calls made
+ * (cards, replies, idempotency keys). Calls that end the cycle or wait for a
+ * person or a service cannot run inside a batch: they must be the model's own
+ * calls; the pipeline's gate refuses those that need a person's approval.
  */
 import { z } from "@hono/zod-openapi";
-import { asSchema, tool, zodSchema } from "ai";
-import { checkJsonDepth } from "../../json";
+import { tool, zodSchema } from "ai";
 import type { ToolContext } from "../tool-context";
 import { cycleEndingTools } from "../builtin-tool-names";
-import { failed, isToolOutcome, outcomeError, outcomeResult, succeeded, type ToolOutcome } from "../engine/tool-outcome";
+import { failed, outcomeError, outcomeResult, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 
 export const maxBatchCalls = 20;
 
@@ -41,24 +41,7 @@ export function createBatchTool(context: ToolContext) {
   const runOne = async (name: string, args: unknown, modelToolCallId: string, toolCallId: string, abortSignal: AbortSignal | undefined): Promise<ToolOutcome> => {
     const refused = notInBatch(name);
     if (refused) return failed(refused);
-    const target = context.toolsOfCycle()[name];
-    if (!target?.execute) return failed(`You have no tool named "${name}"`);
-    const depth = checkJsonDepth(args);
-    if (!depth.ok) return failed(`Invalid arguments for tool "${name}": ${depth.message}`);
-    const validation = await asSchema(target.inputSchema).validate?.(args);
-    if (validation && !validation.success) return failed(`Invalid arguments for tool "${name}": ${validation.error.message}`);
-    const input = validation?.success ? validation.value : args;
-    // The approval gate wraps the cycle's own calls; a call inside batch would run around it.
-    if (context.approvalRequired?.(name, input)) return failed(`${name} needs a person's approval: call it yourself, not inside batch`);
-    context.callIds.derive(modelToolCallId, toolCallId);
-    context.markInputSettled(modelToolCallId);
-    try {
-      const value: unknown = await target.execute(input as never, { toolCallId: modelToolCallId, messages: [], abortSignal, context: {} } as never);
-      return isToolOutcome(value) ? value : succeeded(value);
-    } catch (error) {
-      console.error("a batched tool threw", name, toolCallId, error);
-      return failed(`Tool "${name}" failed unexpectedly; the gateway logged the cause`);
-    }
+    return context.runBatched({ toolName: name, input: args, modelToolCallId, toolCallId, abortSignal });
   };
 
   return {
@@ -88,7 +71,7 @@ export function createBatchTool(context: ToolContext) {
         };
         const width = Math.min(context.config.limits.maxConcurrentTools, calls.length);
         await Promise.all(Array.from({ length: width }, worker));
-        // The output limit (assemble-tools) stores a result too large to show behind a handle.
+        // The pipeline's output limit stores a result too large to show behind a handle.
         return succeeded({ results });
       },
     }),

@@ -5,7 +5,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
+import { anyBase64ToBytes, bytesToBase64, bytesToBase64Url } from "../../base64";
 import { parseJsonSafely } from "../../json";
+import { importHmacKey } from "../../security/hmac-key";
 import type { ToolContext } from "../tool-context";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { maxCsvCells, objectColumns, parseCsv, toCsv } from "./csv";
@@ -49,23 +51,6 @@ const schemas = {
 
 const encoder = new TextEncoder();
 
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let index = 0; index < bytes.length; index += 0x8000) binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
-  return btoa(binary);
-}
-
-function base64ToBytes(encoded: string): Uint8Array | undefined {
-  const normal = encoded.replace(/\s+/g, "").replaceAll("-", "+").replaceAll("_", "/");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(normal)) return undefined;
-  try {
-    const binary = atob(normal.padEnd(Math.ceil(normal.length / 4) * 4, "="));
-    return Uint8Array.from(binary, (character) => character.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-}
-
 const tooManyCells = (rows: number, columns: number) =>
   `${rows} rows × ${columns} columns is more than ${maxCsvCells} cells; convert fewer rows or columns at a time`;
 
@@ -104,8 +89,8 @@ export function createDataTools(context: ToolContext) {
       description: "Encode UTF-8 text as base64 (or base64url).",
       inputSchema: schemas.base64Encode,
       execute: async ({ text, urlSafe }) => {
-        const encoded = bytesToBase64(encoder.encode(text));
-        return succeeded({ encoded: urlSafe ? encoded.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "") : encoded });
+        const bytes = encoder.encode(text);
+        return succeeded({ encoded: urlSafe ? bytesToBase64Url(bytes) : bytesToBase64(bytes) });
       },
     }),
 
@@ -113,7 +98,7 @@ export function createDataTools(context: ToolContext) {
       description: "Decode base64 or base64url to UTF-8 text.",
       inputSchema: schemas.base64Decode,
       execute: async ({ encoded }) => {
-        const bytes = base64ToBytes(encoded);
+        const bytes = anyBase64ToBytes(encoded);
         if (!bytes) return failed("Not valid base64");
         try {
           return succeeded({ text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), bytes: bytes.length });
@@ -130,8 +115,7 @@ export function createDataTools(context: ToolContext) {
         let digest: ArrayBuffer;
         if (hmacKey !== undefined) {
           if (algorithm === "MD5") return failed("HMAC is not offered with MD5; use a SHA algorithm");
-          const key = await crypto.subtle.importKey("raw", encoder.encode(hmacKey), { name: "HMAC", hash: algorithm }, false, ["sign"]);
-          digest = await crypto.subtle.sign("HMAC", key, encoder.encode(text));
+          digest = await crypto.subtle.sign("HMAC", await importHmacKey(hmacKey, ["sign"], algorithm), encoder.encode(text));
         } else digest = await crypto.subtle.digest(algorithm, encoder.encode(text));
         const bytes = new Uint8Array(digest);
         return succeeded({ hash: encoding === "hex" ? hex(bytes) : bytesToBase64(bytes), algorithm, encoding, ...(hmacKey !== undefined && { hmac: true }) });

@@ -9,6 +9,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
+import { bytesToBase64 } from "../../base64";
 import { parseJsonSafely } from "../../json";
 import type { ToolContext } from "../tool-context";
 import { hopHeader } from "../engine/hop";
@@ -16,7 +17,6 @@ import { failed, succeeded } from "../engine/tool-outcome";
 import { htmlToMarkdown } from "../http/html-to-markdown";
 import { unwrapLinks } from "../http/markdown-links";
 import { isJsonType, isTextType, mediaTypeOf, refusedHeader, sendOutboundRequest } from "../http/outbound-request";
-import { bytesToBase64 } from "./data-tools";
 
 const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 /** HTML read for `fetch_page` at most (the text it returns is cut to `maxChars`). */

@@ -75,19 +75,37 @@ async function waitForResults(context: ToolContext, callIds: string[], mode: "an
   const collect = () => {
     for (const callId of open) {
       if (entries.has(callId)) continue;
-      const outcome = runtime.owner.recorded(callId);
+      const outcome = recorded.get(callId);
       if (outcome) entries.set(callId, entryOf(callId, outcome));
     }
   };
+  // Each call's outcome as its owner holds it: recorded already, or delivered while this round waits.
+  const recorded = new Map<string, ToolOutcome>();
+  const look = async (callIds: string[], until: number, signal?: AbortSignal) => {
+    await Promise.all(
+      callIds.map(async (callId) => {
+        const outcome = await runtime.calls.await(callId, until, signal);
+        if (outcome) recorded.set(callId, outcome);
+      }),
+    );
+  };
+  await look(open, 0);
   collect();
   while (open.some((callId) => !entries.has(callId)) && !(mode === "any" && entries.size > 0) && Date.now() < deadline && !abortSignal?.aborted) {
     const waiting = open.filter((callId) => !entries.has(callId));
-    await Promise.race(waiting.map((callId) => runtime.waiters.wait(callId, Math.max(0, deadline - Date.now()), abortSignal)));
-    for (const callId of waiting) runtime.waiters.wake(callId);
+    // One round: the first outcome to arrive (or the deadline, or the cycle's end) ends every wait of the round.
+    const round = new AbortController();
+    const endRound = () => round.abort();
+    abortSignal?.addEventListener("abort", endRound, { once: true });
+    await Promise.race(waiting.map((callId) => runtime.calls.await(callId, deadline, round.signal)));
+    round.abort();
+    abortSignal?.removeEventListener("abort", endRound);
+    await look(waiting, 0);
     collect();
   }
   // What did not arrive goes back to the inbox when it does; what arrived just now is kept.
   for (const callId of open) if (!entries.has(callId)) context.journal.closeWait(callId);
+  await look(open, 0);
   collect();
   const results = [...mine.keys()].map((callId) => entries.get(callId) ?? { callId, status: "pending" as const });
   return succeeded({ complete: results.every((entry) => entry.status !== "pending"), results });

@@ -28,16 +28,17 @@ export async function awaitOutcome(context: ToolContext, initial: Wait): Promise
   const runtime = context.toolRuntime;
   let deadline = wait.startedAt + wait.policy.timeoutMs;
   for (;;) {
-    const already = runtime.owner.recorded(wait.pendingId);
+    const already = await runtime.calls.await(wait.pendingId, 0);
     if (already) return already;
     runtime.setDeadline({ id: `timeout:${wait.pendingId}`, kind: "tool_timeout", dueAt: deadline + backstopGraceMs, payload: { toolCallId: wait.pendingId } });
     const reminders = scheduleReminders(context, wait, deadline);
-    await runtime.waiters.wait(wait.pendingId, Math.max(0, deadline - Date.now()), wait.abortSignal);
+    const outcome = await runtime.calls.await(wait.pendingId, deadline, wait.abortSignal);
     for (const timer of reminders) clearTimeout(timer);
     runtime.deleteDeadline(`timeout:${wait.pendingId}`);
+    if (outcome) return outcome;
     // The cycle itself ended (its deadline, a delete): the call stays for whoever comes next.
     if (wait.abortSignal?.aborted) return failed(`The wait for "${wait.toolName}" ended with its cycle`);
-    const result = await runtime.owner.timeOut(wait.pendingId, wait.toolName, wait.policy);
+    const result = await runtime.calls.timeOut(wait.pendingId, wait.toolName, wait.policy);
     if ("outcome" in result) return result.outcome;
     // Escalated (now, or before a restart): the card moved on and the wait goes on there, reminders included.
     deadline = result.deadline;

@@ -1,10 +1,10 @@
 /**
- * A tool the engine runs (`executeToolCall`), whatever provides it: the
+ * A tool the engine runs (through `tool-pipeline.ts`), whatever provides it: the
  * agent's configured tools, MCP servers, OpenAPI operations, sub-agents. Each
  * provider says how the tool shows (`display`), whether it waits on a pending
  * call (`pending`), how its calls are queued and cached (`policy`), and how
  * one call runs (`run`). Everything else (where a call shows, validation,
- * the card, the queue and the cache) is the engine's, written once.
+ * the card, the queue and the cache) is the pipeline's, written once.
  */
 import type { MessagePart } from "../../protocol/message";
 import type { ToolContext } from "../tool-context";

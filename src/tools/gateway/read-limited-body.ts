@@ -1,13 +1,14 @@
 /**
- * Reads a response body while counting bytes, and cancels the stream the
- * moment it passes the cap, so an oversized answer is never buffered whole.
+ * Reads a body (an answer the gateway fetched, or a request it was sent)
+ * while counting bytes, and cancels the stream the moment it passes the cap,
+ * so an oversized body is never buffered whole.
  */
 export type LimitedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
 
 export type ReadLimitedBodyOptions = {
   maxBytes: number;
-  /** Rejects to abandon a read that hangs (timeout or cancellation). */
-  interrupted: Promise<never>;
+  /** Rejects to abandon a read that hangs (timeout or cancellation); without it, reads wait as long as the stream does. */
+  interrupted?: Promise<never>;
   /** `truncate` keeps the first `maxBytes` (for error snippets) instead of failing. */
   overflow?: "fail" | "truncate";
 };
@@ -23,7 +24,7 @@ export async function readLimitedBody(
   let total = 0;
   try {
     while (true) {
-      const { done, value } = await Promise.race([reader.read(), interrupted]);
+      const { done, value } = await (interrupted ? Promise.race([reader.read(), interrupted]) : reader.read());
       if (done) break;
       if (total + value.byteLength > maxBytes) {
         stop();

@@ -4,10 +4,9 @@
  * tools, OpenAPI sources, sub-agents and MCP servers each produce their
  * tools through it. A provider's tools are named `{provider}__{tool}`
  * (`tool-naming.ts`), except the built-ins' and the configured tools', which
- * keep the names the contract gives them. Engine tools go through the
- * engine (display, validation, cards, queues, cache); raw tools (the
- * built-ins) are used as they are. Every tool is then wrapped once for the
- * output limit, the context budget and statistics (`assemble-tools.ts`).
+ * keep the names the contract gives them. Every call of either kind goes
+ * through the tool pipeline (`engine/tool-pipeline.ts`); raw tools (the
+ * built-ins) skip its stages about cards, the cache and queues.
  */
 import type { Tool } from "ai";
 import type { ResolvedTool } from "../engine/resolved-tool";

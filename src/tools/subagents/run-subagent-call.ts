@@ -58,7 +58,7 @@ export async function runSubagentCall(context: ToolContext, settings: SubagentSe
         // The row must not stay open: it is resolved with the failure, through its owner.
         const message = `Tool "${call.toolName}" could not hand the task to agent "${settings.agentId}": ${delivered.error}`;
         const row = await getPendingCall(context.database, call.toolCallId);
-        if (row) await context.toolRuntime.owner.submit(row, { type: "error", message });
+        if (row) await context.toolRuntime.calls.submit(row, { type: "error", message });
         return context.journal.outcome(call.toolCallId) ?? failed(message, "upstream");
       },
     },

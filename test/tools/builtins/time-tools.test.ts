@@ -58,6 +58,7 @@ describe("sleep", () => {
     expect(first.steps).toHaveLength(1);
     expect(first.toolCalls).toMatchObject([{ toolName: "sleep", status: "completed", result: { sleepingUntil: expect.any(String) } }]);
     const sleepCall = first.toolCalls[0];
+    // No route shows the deadline table: read inside the object.
     const { deadlines } = await agentState(world.agent.id);
     expect(deadlines.filter((deadline) => deadline.kind === "sleep")).toEqual([{ id: `sleep:evt_sleep_${sleepCall.toolCallId}`, kind: "sleep", dueAt: expect.any(Number) }]);
     const [, second] = await waitForRuns(world.agent.id, 2, 10_000);

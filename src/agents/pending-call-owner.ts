@@ -1,63 +1,45 @@
 /**
- * The one owner of every PendingToolCall transition (§6): a submitted result,
- * an expiry, a sync wait that timed out, and the recovery of a transition a
- * crash interrupted. It runs inside the agent object, one call at a time per
- * call id, and keeps one rule: an outcome is staged in the object's storage
- * before its D1 transition, and delivered (to the waiting cycle, or to the
- * inbox) in the same storage transaction that unstages it. So D1 never says
- * `resolved` or `expired` for an outcome the agent will not get, and after a
- * crash the alarm finishes what was staged.
+ * A pending call's whole life, in the agent object, beside its journal: the
+ * one owner of every PendingToolCall transition (a submitted result, an
+ * expiry, a sync wait that timed out, an operator's cancel, the recovery of a
+ * transition a crash interrupted), and the live waiters of the cycle that
+ * waits for one. It runs one call at a time per call id and keeps one rule:
+ * an outcome is staged in the object's storage before its D1 transition, and
+ * delivered (to the cycle's journal, waking its waiter; or to the inbox) in
+ * the same storage transaction that unstages it. So D1 never says `resolved`
+ * or `expired` for an outcome the agent will not get, and after a crash the
+ * alarm finishes what was staged. Tools see it through `PendingCallPort`.
+ *
+ * A result's path: the route (`api/tool-results.ts`) → `api/answer-pending-call.ts`
+ * → the object (`agent-do.ts` `submitToolResult`) → here (`submit`, `#finish`)
+ * → the journal (`cycle-journal.ts`) and the live waiter here → the waiting
+ * cycle (`tools/engine/await-outcome.ts`): six files.
  */
-import type { WebhookEvent } from "../../protocol/webhook-event";
-import { canonicalJson } from "../../canonical-json";
-import type { Database } from "../../db/client";
-import type { SpacePort } from "../../protocol/space-port";
-import { and, eq, isNull } from "drizzle-orm";
-import { pendingToolCalls } from "../../db/schema";
-import { isMember } from "../../db/spaces";
-import type { WaitPolicy } from "../wait-policy-config";
-import { messageIdForCall } from "./call-ids";
-import { KeyedLock } from "./keyed-lock";
-import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./pending-calls";
-import type { ToolCallPart } from "../../protocol/message";
-import { answeredByOnCard } from "./answered-by-on-card";
-import { cardPart, settleCard } from "./tool-events";
-import { failed, outcomeError, outcomeResult, type ToolOutcome } from "./tool-outcome";
+import type { WebhookEvent } from "../protocol/webhook-event";
+import { canonicalJson } from "../canonical-json";
+import type { Database } from "../db/client";
+import type { SpacePort } from "../protocol/space-port";
+import { KeyedLock } from "../tools/engine/keyed-lock";
+import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "../tools/engine/pending-calls";
+import type { PendingCallPort, SubmitAnswer, TimeoutResult } from "../tools/engine/pending-call-port";
+import type { ToolCallPart } from "../protocol/message";
+import { settleCard } from "../tools/engine/tool-events";
+import { failed, outcomeError, outcomeResult, type ToolOutcome } from "../tools/engine/tool-outcome";
+import type { WaitPolicy } from "../tools/wait-policy-config";
+import type { AgentStorage } from "./agent-storage";
+import { escalateCall } from "./escalate-call";
+import type { CycleJournal } from "./cycle-journal";
+
+export type { SubmitAnswer, TimeoutResult };
 
 /** A staged outcome whose transition did not show up in D1 this long after is dropped (it never happened). */
 export const stagedGraceMs = 30_000;
 
-export type SubmitAnswer =
-  | { kind: "accepted" }
-  | { kind: "duplicate" }
-  | { kind: "conflict" }
-  | { kind: "expired"; expiresAt: string | null }
-  /** The answer does not fit the call (e.g. an approval with arguments the tool refuses): nothing changed. */
-  | { kind: "invalid"; message: string }
-  /** The result does not match the tool's `resultSchema`: nothing changed. */
-  | { kind: "invalid_result"; message: string };
-
-/** The wait ended with an outcome, or goes on (escalated) until `deadline`, with the card now in `card`. */
-export type TimeoutResult = { outcome: ToolOutcome } | { escalated: true; deadline: number; card?: { spaceId: string; messageId: string } };
-
-/** What the owner needs of the agent object (implemented there). */
+/** What the owner needs from outside the object's storage (six members). */
 export type PendingCallHost = {
   database(): Database;
   /** The space a call's card is in. */
   space(spaceId: string): SpacePort;
-  transaction<T>(work: () => T): T;
-  stage(toolCallId: string, outcome: ToolOutcome): void;
-  unstage(toolCallId: string): void;
-  staged(): { toolCallId: string; outcome: ToolOutcome; stagedAt: number }[];
-  /** Makes sure the alarm comes back to settle `toolCallId` by `at` if nothing else does. */
-  armReconcile(toolCallId: string, at: number): Promise<void>;
-  disarmReconcile(toolCallId: string): void;
-  /** The outcome a cycle already recorded for the call (its journal), if any. */
-  recordedOutcome(toolCallId: string): ToolOutcome | undefined;
-  /** Hands an outcome to the cycle that has the call open (journal, then its live waiter); false when none has. */
-  deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean;
-  /** Queues a `tool_result` event (idempotent by call id). */
-  deliverToInbox(call: PendingCall, outcome: ToolOutcome): void;
   /** Why an answer does not fit its call (checked before anything changes), or undefined. */
   checkAnswer(call: PendingCall, outcome: ToolOutcome): Promise<Extract<SubmitAnswer, { kind: "invalid" | "invalid_result" }> | undefined>;
   /** The agent stream. */
@@ -68,14 +50,55 @@ export type PendingCallHost = {
   callbackUrl(pendingId: string, expiresAt: string | null): Promise<string>;
 };
 
+/** The object's own parts the owner works on directly (read each time: a deleted agent's storage is replaced). */
+export type OwnerParts = {
+  storage(): AgentStorage;
+  journal(): CycleJournal;
+  /** Sets the alarm from what is owed (a reconcile deadline changed), and owes a cycle (an event reached the inbox). */
+  scheduler: { schedule(): Promise<void>; owe(): Promise<void> };
+};
+
 type Settled = { status: "resolved" | "expired"; result: unknown; expiresAt: string | null };
 
-export class PendingCallOwner {
+export class PendingCallOwner implements PendingCallPort {
   readonly #locks = new KeyedLock();
   /** Calls this instance saw settle: later submissions are answered without D1. */
   readonly #settled = new Map<string, Settled>();
+  /** The live waiter of each call a cycle waits for here: a wake only says "look now", the outcome is in the journal. */
+  readonly #waiters = new Map<string, () => void>();
 
-  constructor(private readonly host: PendingCallHost) {}
+  constructor(
+    private readonly parts: OwnerParts,
+    private readonly host: PendingCallHost,
+  ) {}
+
+  /** The call's outcome: recorded already, or when it is delivered, or undefined at `until` or on `signal`. */
+  async await(pendingId: string, until: number, signal?: AbortSignal): Promise<ToolOutcome | undefined> {
+    const recorded = this.#recorded(pendingId);
+    if (recorded || Date.now() >= until || signal?.aborted) return recorded;
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", finish);
+        if (this.#waiters.get(pendingId) === finish) this.#waiters.delete(pendingId);
+        resolve();
+      };
+      const timer = setTimeout(finish, Math.max(0, until - Date.now()));
+      signal?.addEventListener("abort", finish);
+      this.#waiters.set(pendingId, finish);
+    });
+    return this.#recorded(pendingId);
+  }
+
+  /** A cycle of this instance waits for the call right now. */
+  isAwaited(pendingId: string): boolean {
+    return this.#waiters.has(pendingId);
+  }
+
+  /** Lets every waiting cycle go (the agent was deleted). */
+  wakeAll(): void {
+    for (const waiter of [...this.#waiters.values()]) waiter();
+  }
 
   /**
    * A result (or a reported failure) for a call; the route already checked
@@ -96,18 +119,13 @@ export class PendingCallOwner {
       await this.#stage(call.toolCallId, outcome);
       const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "resolved", { result });
       if (!won) {
-        this.host.unstage(call.toolCallId);
-        this.host.disarmReconcile(call.toolCallId);
+        this.#unstage(call.toolCallId);
+        this.#disarmReconcile(call.toolCallId);
         return answerFor(await this.#current(call.toolCallId), result);
       }
       await this.#finish(won, outcome, undefined, answerer ? { answerer } : {});
       return { kind: "accepted" };
     });
-  }
-
-  /** The outcome already delivered to the cycle for a call, if any (a wait continued after a restart takes it at once). */
-  recorded(pendingId: string): ToolOutcome | undefined {
-    return this.host.recordedOutcome(pendingId);
   }
 
   /**
@@ -124,8 +142,8 @@ export class PendingCallOwner {
       await this.#stage(toolCallId, outcome);
       const won = await transitionPendingCall(this.host.database(), toolCallId, ["waiting", "pending"], "resolved", { result });
       if (!won) {
-        this.host.unstage(toolCallId);
-        this.host.disarmReconcile(toolCallId);
+        this.#unstage(toolCallId);
+        this.#disarmReconcile(toolCallId);
         return false;
       }
       await this.#finish(won, outcome);
@@ -152,7 +170,7 @@ export class PendingCallOwner {
    */
   timeOut(pendingId: string, toolName: string, policy: WaitPolicy): Promise<TimeoutResult> {
     return this.#locks.run(pendingId, async () => {
-      const recorded = this.host.recordedOutcome(pendingId);
+      const recorded = this.#recorded(pendingId);
       if (recorded) return { outcome: recorded };
       if (policy.onTimeout === "escalate") {
         const escalated = await this.#escalate(pendingId, policy);
@@ -168,24 +186,24 @@ export class PendingCallOwner {
           const won = await transitionPendingCall(this.host.database(), pendingId, ["waiting", "pending"], "resolved", { result });
           if (won) await this.#finish(won, outcome, result);
           else {
-            this.host.unstage(pendingId);
-            this.host.disarmReconcile(pendingId);
+            this.#unstage(pendingId);
+            this.#disarmReconcile(pendingId);
           }
         }
-        const settled = this.host.recordedOutcome(pendingId);
+        const settled = this.#recorded(pendingId);
         if (settled) return { outcome: settled };
       }
       // An approval only ever mattered to the cycle that asked: unanswered, it ends (a late yes must not reach the inbox).
       const open = await getPendingCall(this.host.database(), pendingId);
       if (open?.kind === "approval" && !settledOf(open)) {
         await this.#expire(open, `Nobody answered the approval for "${toolName}" within ${policy.timeoutMs}ms`);
-        const settled = this.host.recordedOutcome(pendingId);
+        const settled = this.#recorded(pendingId);
         if (settled) return { outcome: settled };
       }
       await transitionPendingCall(this.host.database(), pendingId, ["waiting"], "pending");
       const outcome = failed(`Tool "${toolName}" timed out after ${policy.timeoutMs}ms`, "timeout");
-      this.host.deliverToCycle(pendingId, outcome);
-      return { outcome: this.host.recordedOutcome(pendingId) ?? outcome };
+      this.#deliverToCycle(pendingId, outcome);
+      return { outcome: this.#recorded(pendingId) ?? outcome };
     });
   }
 
@@ -204,7 +222,7 @@ export class PendingCallOwner {
 
   /** After a restart (from the alarm): finishes every staged transition that reached D1, drops those that never will. */
   async reconcile(now = Date.now()): Promise<void> {
-    for (const staged of this.host.staged()) {
+    for (const staged of this.parts.storage().allStaged()) {
       await this.#locks.run(staged.toolCallId, async () => {
         const call = await getPendingCall(this.host.database(), staged.toolCallId);
         const landed =
@@ -214,10 +232,10 @@ export class PendingCallOwner {
         if (call && landed) return this.#finish(call, staged.outcome);
         if (call && (call.status === "waiting" || call.status === "pending") && now - staged.stagedAt < stagedGraceMs) {
           // The request that staged it may still be on its way to D1: look again later.
-          return this.host.armReconcile(staged.toolCallId, staged.stagedAt + stagedGraceMs);
+          return this.#armReconcile(staged.toolCallId, staged.stagedAt + stagedGraceMs);
         }
-        this.host.unstage(staged.toolCallId);
-        this.host.disarmReconcile(staged.toolCallId);
+        this.#unstage(staged.toolCallId);
+        this.#disarmReconcile(staged.toolCallId);
       });
     }
   }
@@ -228,8 +246,8 @@ export class PendingCallOwner {
     await this.#stage(call.toolCallId, outcome);
     const won = await transitionPendingCall(this.host.database(), call.toolCallId, ["waiting", "pending"], "expired");
     if (!won) {
-      this.host.unstage(call.toolCallId);
-      this.host.disarmReconcile(call.toolCallId);
+      this.#unstage(call.toolCallId);
+      this.#disarmReconcile(call.toolCallId);
       return false;
     }
     await this.#finish(won, outcome, undefined, { expiredAt: new Date().toISOString() });
@@ -237,84 +255,56 @@ export class PendingCallOwner {
   }
 
   async #stage(toolCallId: string, outcome: ToolOutcome): Promise<void> {
-    this.host.stage(toolCallId, outcome);
-    await this.host.armReconcile(toolCallId, Date.now() + stagedGraceMs / 3);
+    this.parts.storage().stage(toolCallId, outcome);
+    await this.#armReconcile(toolCallId, Date.now() + stagedGraceMs / 3);
   }
 
-  /**
-   * Moves an unanswered card on (once): to `escalateTo.spaceId` (a space the
-   * agent belongs to) or again in its own space, mentioning
-   * `escalateTo.mentions`. Members of the new space may answer from then on.
-   */
-  async #escalate(pendingId: string, policy: WaitPolicy): Promise<Extract<TimeoutResult, { escalated: true }> | undefined> {
-    const database = this.host.database();
-    const call = await getPendingCall(database, pendingId);
-    if (!call || call.status !== "waiting") return undefined;
-    if (call.escalatedAt) {
-      // Escalated before (the wait was continued after a restart): it goes on for the time the escalation gave it.
-      const deadline = Date.parse(call.escalatedAt) + policy.timeoutMs;
-      return deadline > Date.now() ? { escalated: true, deadline, ...(call.spaceId && call.messageId && { card: { spaceId: call.spaceId, messageId: call.messageId } }) } : undefined;
-    }
-    const target = policy.escalateTo?.spaceId ?? call.spaceId ?? undefined;
-    if (!target) return undefined;
-    if (target !== call.spaceId && !(await isMember(database, target, call.agentEntityId))) {
-      console.error("cannot escalate to a space the agent is not in", pendingId, target);
-      return undefined;
-    }
-    const minimal = call.displayMode === "minimal";
-    const card = { spaceId: target, minimal };
-    const message = await this.host.space(target).postMessage({
-      id: `${call.messageId ?? messageIdForCall(pendingId)}_escalated`,
-      entityId: call.agentEntityId,
-      role: "tool",
-      parts: [
-        {
-          ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"),
-          ...(call.kind === "approval" && { kind: "approval" as const, approves: `call_${pendingId.replace(/^apr_/, "")}` }),
-          ...answeredByOnCard(call.answeredBy, call.initiatorEntityId),
-          ...(call.spaceId && { escalatedFrom: call.spaceId }),
-        },
-      ],
-      status: "requires_action",
-      ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }),
-    });
-    const moved = await database
-      .update(pendingToolCalls)
-      .set({ spaceId: target, messageId: message.id, escalatedAt: new Date().toISOString(), updatedAt: new Date().toISOString() })
-      .where(and(eq(pendingToolCalls.toolCallId, pendingId), eq(pendingToolCalls.status, "waiting"), isNull(pendingToolCalls.escalatedAt)))
-      .returning({ id: pendingToolCalls.toolCallId })
-      .get();
-    if (!moved) return undefined;
-    if (call.spaceId && call.messageId) {
-      await settleCard(this.host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }, undefined, { escalatedTo: target }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
-    }
-    this.host.notify(
-      {
-        id: `evt_${pendingId}_escalated`,
-        type: "call.awaiting_input",
-        timestamp: new Date().toISOString(),
-        data: {
-          agentId: call.agentId,
-          kind: call.kind,
-          runId: call.runId,
-          toolCallId: pendingId,
-          toolName: call.toolName,
-          executionType: call.executionType,
-          args: call.args,
-          status: "waiting",
-          spaceId: target,
-          messageId: message.id,
-          escalated: true,
-          escalatedFrom: call.spaceId,
-          ...(call.expiresAt && { expiresAt: call.expiresAt }),
-          resultUrl: `/api/runs/${call.runId}/tool-results`,
-          callbackUrl: await this.host.callbackUrl(pendingId, call.expiresAt),
-        },
-      },
-      [target],
+  #unstage(toolCallId: string): void {
+    this.parts.storage().unstage(toolCallId);
+  }
+
+  /** The alarm comes back to settle `toolCallId` by `at` if nothing else does. */
+  async #armReconcile(toolCallId: string, at: number): Promise<void> {
+    this.parts.storage().setDeadline({ id: `reconcile:${toolCallId}`, kind: "reconcile", dueAt: at, payload: { toolCallId } });
+    await this.parts.scheduler.schedule();
+  }
+
+  #disarmReconcile(toolCallId: string): void {
+    this.parts.storage().deleteDeadline(`reconcile:${toolCallId}`);
+  }
+
+  /** The outcome the journal holds for the call (a cycle's own call, or a wait of its), if any. */
+  #recorded(pendingId: string): ToolOutcome | undefined {
+    const journal = this.parts.journal();
+    return journal.call(pendingId)?.outcome ?? journal.waitOutcome(pendingId);
+  }
+
+  /** A call open in the journal takes its outcome there; its waiter (if any) wakes on the next turn. False when no cycle has it open. */
+  #deliverToCycle(toolCallId: string, outcome: ToolOutcome): boolean {
+    const journal = this.parts.journal();
+    if (journal.isOpen(toolCallId)) journal.callFinished(toolCallId, outcome);
+    else if (journal.isWaitOpen(toolCallId)) journal.finishWait(toolCallId, outcome);
+    else return false;
+    // On the next turn, so the submitter's answer leaves before the waiting cycle resumes.
+    setTimeout(() => this.#waiters.get(toolCallId)?.(), 0);
+    return true;
+  }
+
+  /** A `tool_result` event in the inbox (idempotent by call id), and a cycle owed for it. */
+  #deliverToInbox(call: PendingCall, outcome: ToolOutcome): void {
+    const error = outcomeError(outcome);
+    const eventId = `evt_result_${call.toolCallId}`;
+    this.parts.storage().enqueue(
+      { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: outcome.type === "ok" ? outcome.value : null, ...(error !== undefined && { error }) },
+      eventId,
     );
-    this.host.publish("tool.escalated", { toolCallId: pendingId, toolName: call.toolName, from: call.spaceId, to: target, messageId: message.id, ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }) });
-    return { escalated: true, deadline: Date.now() + policy.timeoutMs, card: { spaceId: target, messageId: message.id } };
+    this.host.publish("agent.inbox.received", { eventId, event: { type: "tool_result", toolCallId: call.toolCallId } });
+    void this.parts.scheduler.owe().catch((owing: unknown) => console.error("could not owe a cycle", owing));
+  }
+
+  /** Moves an unanswered card on, once (`escalate-call.ts`). */
+  #escalate(pendingId: string, policy: WaitPolicy): Promise<Extract<TimeoutResult, { escalated: true }> | undefined> {
+    return escalateCall(this.host, pendingId, policy);
   }
 
   /** The transition won: the card shows it first (with `changes`: who answered, when it expired), then the agent gets it, and the stage is cleared with the delivery. */
@@ -336,12 +326,12 @@ export class PendingCallOwner {
         console.error("could not settle the tool card", call.toolCallId, cardError);
       }
     }
-    this.host.transaction(() => {
+    this.parts.storage().transaction(() => {
       // Queued with the delivery: an expiry reported once it happened, even if the object dies right after.
       if (outcome.type === "expired") this.host.notify(expiredEvent(call, outcome.message), call.spaceId ? [call.spaceId] : []);
-      if (!this.host.deliverToCycle(call.toolCallId, outcome)) this.host.deliverToInbox(call, outcome);
-      this.host.unstage(call.toolCallId);
-      this.host.disarmReconcile(call.toolCallId);
+      if (!this.#deliverToCycle(call.toolCallId, outcome)) this.#deliverToInbox(call, outcome);
+      this.#unstage(call.toolCallId);
+      this.#disarmReconcile(call.toolCallId);
     });
   }
 
