@@ -88,21 +88,34 @@ export function summarize(profile) {
     const seen = new Set();
     for (let current = id; current !== undefined; current = parentOf.get(current)) {
       const frame = byId.get(current)?.callFrame;
-      if (!frame || !frame.functionName || frame.url.startsWith("cloudflare-internal") || !frame.url) continue;
+      if (!frame?.functionName || frame.url.startsWith("cloudflare-internal") || !frame.url) continue;
       const name = `${frame.functionName} :${frame.lineNumber + 1}`;
       if (seen.has(name)) continue;
       seen.add(name);
       inclusive.set(name, (inclusive.get(name) ?? 0) + count);
     }
   }
-  const idle = ["(idle)", "(program)", "(garbage collector)"].map((name) => [...perFunction.entries()].filter(([key]) => key.startsWith(`${name} `)).reduce((sum, [, count]) => sum + count, 0));
-  return { durationMs, samples: total, idleShare: idle[0] / total, programShare: idle[1] / total, gcShare: idle[2] / total, functions: top(perFunction, 15), files: top(perFile, 12), inclusive: top(inclusive, 30) };
+  const idle = ["(idle)", "(program)", "(garbage collector)"].map((name) =>
+    [...perFunction.entries()].filter(([key]) => key.startsWith(`${name} `)).reduce((sum, [, count]) => sum + count, 0),
+  );
+  return {
+    durationMs,
+    samples: total,
+    idleShare: idle[0] / total,
+    programShare: idle[1] / total,
+    gcShare: idle[2] / total,
+    functions: top(perFunction, 15),
+    files: top(perFile, 12),
+    inclusive: top(inclusive, 30),
+  };
 }
 
 /** Prints a summary as two short tables. */
 export function printProfile(summary, print = console.log) {
   const percent = (value) => `${(value * 100).toFixed(1)}%`;
-  print(`\nCPU profile of the gateway isolate: ${summary.samples} samples over ${(summary.durationMs / 1000).toFixed(1)} s; idle ${percent(summary.idleShare)}, program ${percent(summary.programShare)}, GC ${percent(summary.gcShare)}`);
+  print(
+    `\nCPU profile of the gateway isolate: ${summary.samples} samples over ${(summary.durationMs / 1000).toFixed(1)} s; idle ${percent(summary.idleShare)}, program ${percent(summary.programShare)}, GC ${percent(summary.gcShare)}`,
+  );
   print("  self time by file:");
   for (const entry of summary.files) print(`    ${percent(entry.share).padStart(6)}  ${entry.name}`);
   print("  self time by function:");

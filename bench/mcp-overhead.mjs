@@ -47,9 +47,13 @@ export async function run(context) {
 
 function mcpServerFor(label) {
   const server = new McpServer({ name: `bench-${label}`, version: "1.0.0" }, { instructions: `Bench server ${label}.` });
-  server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({ content: [{ type: "text", text: JSON.stringify({ sum: a + b }) }] }));
+  server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: "text", text: JSON.stringify({ sum: a + b }) }],
+  }));
   for (let index = 1; index < 10; index += 1) {
-    server.registerTool(`tool_${index}`, { description: `Does thing ${index}`, inputSchema: { x: z.string().optional() } }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+    server.registerTool(`tool_${index}`, { description: `Does thing ${index}`, inputSchema: { x: z.string().optional() } }, async () => ({
+      content: [{ type: "text", text: "ok" }],
+    }));
   }
   return server;
 }
@@ -175,7 +179,16 @@ async function callOverhead(context, gateway, loopback) {
     config: {
       agent: { name: `bench mcp call ${tag}` },
       model: { provider: "scripted", turns },
-      tools: [{ name: "add_http", description: "Add two numbers", executionType: "gateway", visible: false, inputSchema: schema, execution: { url: `${loopback.baseUrl}/add?a={{a}}&b={{b}}` } }],
+      tools: [
+        {
+          name: "add_http",
+          description: "Add two numbers",
+          executionType: "gateway",
+          visible: false,
+          inputSchema: schema,
+          execution: { url: `${loopback.baseUrl}/add?a={{a}}&b={{b}}` },
+        },
+      ],
       mcp: { servers: [{ name: "calc", url: `${loopback.baseUrl}/mcp/calc-${tag}`, allowedTools: ["add"] }] },
       limits: { maxCyclesPerMinute: 10_000 },
     },
@@ -200,7 +213,9 @@ async function callOverhead(context, gateway, loopback) {
       ["gateway add_http (GET, same server)", ms(median(http)), ms(percentile(http, 0.95))],
     ],
   );
-  console.log(`MCP call overhead: ${ms(median(mcp) - median(http))} ms median (ratio ${ratio(median(mcp), median(http))}); the server saw ${seen.initializes} initialize, ${seen.lists} tools/list and ${seen.calls} tools/call for ${warmup + cycles} cycles`);
+  console.log(
+    `MCP call overhead: ${ms(median(mcp) - median(http))} ms median (ratio ${ratio(median(mcp), median(http))}); the server saw ${seen.initializes} initialize, ${seen.lists} tools/list and ${seen.calls} tools/call for ${warmup + cycles} cycles`,
+  );
 }
 
 // ───────────────────────────────────────────────────────── cycle cost
@@ -210,10 +225,20 @@ async function cycleCost(context, gateway, loopback) {
   const { warmup } = context.options;
   const tag = randomBytes(4).toString("hex");
   const skipTurns = Array.from({ length: warmup + cycles + 2 }, () => ({ toolCalls: [{ name: "skip", args: {} }] }));
-  const config = (label, mcp) => ({ agent: { name: `bench ${label} ${tag}` }, model: { provider: "scripted", turns: skipTurns }, ...(mcp && { mcp }), limits: { maxCyclesPerMinute: 10_000 } });
+  const config = (label, mcp) => ({
+    agent: { name: `bench ${label} ${tag}` },
+    model: { provider: "scripted", turns: skipTurns },
+    ...(mcp && { mcp }),
+    limits: { maxCyclesPerMinute: 10_000 },
+  });
   const none = await gateway.api("POST", "/api/agents", { config: config("no mcp") });
   const two = await gateway.api("POST", "/api/agents", {
-    config: config("two mcp", { servers: [{ name: "one", url: `${loopback.baseUrl}/mcp/one-${tag}` }, { name: "two", url: `${loopback.baseUrl}/mcp/two-${tag}` }] }),
+    config: config("two mcp", {
+      servers: [
+        { name: "one", url: `${loopback.baseUrl}/mcp/one-${tag}` },
+        { name: "two", url: `${loopback.baseUrl}/mcp/two-${tag}` },
+      ],
+    }),
   });
   const streams = { none: await agentStream(gateway, none.id), two: await agentStream(gateway, two.id) };
   const times = { none: [], two: [] };

@@ -84,11 +84,20 @@ async function fanOut(context, { gateway, peer, floor }) {
     };
     const sides = {
       gateway: {
-        clients: await openClients(context, "gateway", `${gateway.wsBaseUrl}/api/spaces/${space.id}/stream?${query}`, size, (frame) => (frame.type === "space.message" ? frame.data?.text : undefined), { seqs: false }),
+        clients: await openClients(
+          context,
+          "gateway",
+          `${gateway.wsBaseUrl}/api/spaces/${space.id}/stream?${query}`,
+          size,
+          (frame) => (frame.type === "space.message" ? frame.data?.text : undefined),
+          { seqs: false },
+        ),
         post: (marker) => gateway.api("POST", `/api/spaces/${space.id}/messages`, { text: marker, entityId: sender.id }),
       },
       agents: {
-        clients: await openClients(context, "agents", `${peer.wsBaseUrl}/agents/broadcast-agent/${room}`, size, (frame) => (frame.type === "peer" ? frame.text : undefined), { seqs: false }),
+        clients: await openClients(context, "agents", `${peer.wsBaseUrl}/agents/broadcast-agent/${room}`, size, (frame) => (frame.type === "peer" ? frame.text : undefined), {
+          seqs: false,
+        }),
         post: (marker) => postText(`${peer.baseUrl}/agents/broadcast-agent/${room}`, padded("peer", marker)),
       },
       floor: {
@@ -124,13 +133,36 @@ async function fanOut(context, { gateway, peer, floor }) {
     ["N", "gateway median ms", "Agents SDK broadcast median ms", "floor median ms", "gateway / Agents SDK", "Agents SDK / floor", "timeouts g/a/f"],
     rows.map(({ size, results }) => {
       const medians = Object.fromEntries(Object.entries(results).map(([side, result]) => [side, median(result.latencies)]));
-      return [size, ms(medians.gateway), ms(medians.agents), ms(medians.floor), ratio(medians.gateway, medians.agents), ratio(medians.agents, medians.floor), `${results.gateway.timeouts}/${results.agents.timeouts}/${results.floor.timeouts}`];
+      return [
+        size,
+        ms(medians.gateway),
+        ms(medians.agents),
+        ms(medians.floor),
+        ratio(medians.gateway, medians.agents),
+        ratio(medians.agents, medians.floor),
+        `${results.gateway.timeouts}/${results.agents.timeouts}/${results.floor.timeouts}`,
+      ];
     }),
   );
+  // Targets: the space's fan-out within 10% of the Agents SDK's broadcast at N = 500, within 20% at N = 10.
+  for (const { size, results } of rows) {
+    const limit = size >= 500 ? 1.1 : size <= 10 ? 1.2 : undefined;
+    const gateway = median(results.gateway.latencies);
+    const agents = median(results.agents.latencies);
+    if (limit === undefined || gateway === undefined || !agents) continue;
+    context.target({
+      measure: `fan-out, N = ${size}, gateway / Agents SDK broadcast`,
+      now: `${gateway.toFixed(1)} / ${agents.toFixed(1)} ms = ${(gateway / agents).toFixed(2)}x`,
+      target: `≤ ${limit.toFixed(2)}x`,
+      met: gateway / agents <= limit,
+      why: "the gateway writes the message and its event to the space's SQLite and checks each socket's audience and token before it sends (the table's other columns: the SDK against the bare floor)",
+    });
+  }
   const dropped = rows.filter((row) => Object.values(row.disconnected).some(Boolean));
   for (const row of dropped) console.log(`N=${row.size}: clients the server disconnected: ${JSON.stringify(row.disconnected)}`);
   const stuck = rows.filter((row) => Object.values(row.results).some((result) => result.timeouts > 0));
-  if (stuck.length || dropped.length) throw new Error(`messages that did not reach every client, or dropped clients, at N=${[...new Set([...stuck, ...dropped].map((row) => row.size))].join(", ")}`);
+  if (stuck.length || dropped.length)
+    throw new Error(`messages that did not reach every client, or dropped clients, at N=${[...new Set([...stuck, ...dropped].map((row) => row.size))].join(", ")}`);
 }
 
 async function postText(url, body) {
@@ -177,7 +209,10 @@ async function roundTrips(context, { gateway, peer }) {
         break;
       }
       const count = Math.min(BATCH_SIZE, peerRoundtrips - done);
-      for (const [side, runner] of [["gateway", gatewaySide], ["agents", peerSide]]) {
+      for (const [side, runner] of [
+        ["gateway", gatewaySide],
+        ["agents", peerSide],
+      ]) {
         for (let index = 0; index < count && timeouts[side] < MAX_TIMEOUTS; index += 1) {
           const sample = await runner.round();
           if (!sample) timeouts[side] += 1;
@@ -204,7 +239,9 @@ async function roundTrips(context, { gateway, peer }) {
   );
   const finish = { gateway: median(samples.gateway.toFinish), agents: median(samples.agents.toFinish) };
   const toCall = { gateway: median(samples.gateway.toCall), agents: median(samples.agents.toCall) };
-  console.log(`ratio of medians, result → finished: gateway / Agents SDK ${ratio(finish.gateway, finish.agents)}; request → tool call at the client: ${ratio(toCall.gateway, toCall.agents)}`);
+  console.log(
+    `ratio of medians, result → finished: gateway / Agents SDK ${ratio(finish.gateway, finish.agents)}; request → tool call at the client: ${ratio(toCall.gateway, toCall.agents)}`,
+  );
   console.log(
     `(the SDK holds an auto-continuation for a ${COALESCE_MS} ms coalescing window, AutoContinuationController.COALESCE_MS, so parallel results go in one continuation;` +
       ` by arithmetic, not measured: without it ${ms(finish.agents - COALESCE_MS)} ms, ratio ${ratio(finish.gateway, finish.agents - COALESCE_MS)})`,
@@ -220,7 +257,12 @@ async function prepareGatewayRounds(context, gateway, rounds) {
   const space = await gateway.api("POST", "/api/spaces", { name: `peers tool ${tag}`, memberIds: [human.id] });
   const turns = [];
   for (let index = 0; index < rounds; index += 1) {
-    turns.push({ toolCalls: [{ name: "enter_space", args: { spaceId: space.id } }, { name: "fetchData", args: { q: `query ${index}` } }] });
+    turns.push({
+      toolCalls: [
+        { name: "enter_space", args: { spaceId: space.id } },
+        { name: "fetchData", args: { q: `query ${index}` } },
+      ],
+    });
     turns.push({ toolCalls: [{ name: "skip", args: {} }] });
   }
   const agent = await gateway.api("POST", "/api/agents", {

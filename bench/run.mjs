@@ -24,7 +24,6 @@ import { printTable } from "./support.mjs";
 
 const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs", "./patterns.mjs"];
 
-
 const { values: flags } = parseArgs({
   options: {
     only: { type: "string" },
@@ -80,10 +79,13 @@ process.once("exit", () => {
   // Last resort if something skipped cleanup: never leave a wrangler behind.
   servers.killAll();
 });
-setTimeout(() => {
-  log(`the time budget (${flags.budget}s) ran out: stopping`);
-  cleanup().finally(() => process.exit(1));
-}, deadline - Date.now() + 15_000).unref();
+setTimeout(
+  () => {
+    log(`the time budget (${flags.budget}s) ran out: stopping`);
+    cleanup().finally(() => process.exit(1));
+  },
+  deadline - Date.now() + 15_000,
+).unref();
 
 /** The performance targets, as the modules measured them: printed together at the end. */
 const targets = [];
@@ -99,7 +101,10 @@ const context = {
   deadline,
   timeLeft: () => deadline - Date.now(),
   options: {
-    sizes: flags.sizes.split(",").map(Number).filter((size) => size > 0),
+    sizes: flags.sizes
+      .split(",")
+      .map(Number)
+      .filter((size) => size > 0),
     messages: Number(flags.messages),
     warmup: Number(flags.warmup),
     cycles: Number(flags.cycles),
@@ -109,7 +114,10 @@ const context = {
     burstConcurrency: Number(flags["burst-concurrency"]),
     mcpCycles: Number(flags["mcp-cycles"]),
     startups: Number(flags.startups),
-    peerSizes: flags["peer-sizes"].split(",").map(Number).filter((size) => size > 0),
+    peerSizes: flags["peer-sizes"]
+      .split(",")
+      .map(Number)
+      .filter((size) => size > 0),
     peerMessages: Number(flags["peer-messages"]),
     peerRoundtrips: Number(flags["peer-roundtrips"]),
     verbose: flags.verbose,
@@ -159,7 +167,8 @@ if (targets.length > 0) {
     targets.map((row) => [row.measure, row.now, row.target, row.met === undefined ? "n/a" : row.met ? "yes" : "no"]),
   );
   const missed = targets.filter((row) => row.met === false && row.why);
-  if (missed.length > 0) console.log(`\nmissed, and why (measured above; docs/development.md says what was tried):\n${missed.map((row) => `  ${row.measure}: ${row.why}`).join("\n")}`);
+  if (missed.length > 0)
+    console.log(`\nmissed, and why (measured above; docs/development.md says what was tried):\n${missed.map((row) => `  ${row.measure}: ${row.why}`).join("\n")}`);
 }
 log(failures ? `${failures} module(s) failed` : "all modules finished");
 process.exit(failures ? 1 : 0);

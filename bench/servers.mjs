@@ -133,13 +133,19 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
     const inspectorPort = await freePort();
     const args = [
       "dev",
-      "--config", config,
-      "--ip", "127.0.0.1",
-      "--port", String(port),
-      "--inspector-port", String(inspectorPort),
-      "--persist-to", persistTo,
+      "--config",
+      config,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      persistTo,
       "--show-interactive-dev-session=false",
-      "--log-level", verbose ? "info" : "warn",
+      "--log-level",
+      verbose ? "info" : "warn",
     ];
     if (envFile) args.push("--env-file", envFile);
     const child = spawn(nodeBin, [wranglerBin, ...args], {
@@ -196,7 +202,6 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
     return directory;
   }
 
-
   /**
    * Copies the working tree (without node_modules, state and secrets) so the
    * gateway under test is the code as it was when the run began: `wrangler dev`
@@ -242,7 +247,13 @@ export function createServers({ log, deadline, verbose = false, unminified = fal
       WEBHOOK_SECRET: randomBytes(32).toString("hex"),
     };
     const envFile = join(directory, "bench.env");
-    writeFileSync(envFile, Object.entries(secrets).map(([name, value]) => `${name}=${value}\n`).join(""), { mode: 0o600 });
+    writeFileSync(
+      envFile,
+      Object.entries(secrets)
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(""),
+      { mode: 0o600 },
+    );
     log("gateway: applying D1 migrations to a fresh local database");
     await runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo], { cwd: app });
     log("gateway: starting wrangler dev on a snapshot of the working tree");

@@ -110,10 +110,13 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 process.once("exit", () => servers.killAll());
-setTimeout(() => {
-  log(`the time budget (${flags.budget}s) ran out: stopping`);
-  servers.cleanup().finally(() => process.exit(1));
-}, deadline - Date.now() + 15_000).unref();
+setTimeout(
+  () => {
+    log(`the time budget (${flags.budget}s) ran out: stopping`);
+    servers.cleanup().finally(() => process.exit(1));
+  },
+  deadline - Date.now() + 15_000,
+).unref();
 
 /**
  * The workerd processes under a `wrangler dev`: `runtime` runs the Worker and
@@ -325,7 +328,12 @@ async function prepareFloor(floor) {
   if (!setup.ok) throw new Error(`floor /setup → ${setup.status}`);
   let seq = 0;
   const send = async (path, body) => {
-    const response = await fetch(`${floor.baseUrl}${path}`, { method: "POST", body, headers: { "content-type": "application/json" }, signal: AbortSignal.timeout(STEP_TIMEOUT_MS) });
+    const response = await fetch(`${floor.baseUrl}${path}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+      signal: AbortSignal.timeout(STEP_TIMEOUT_MS),
+    });
     await response.arrayBuffer();
     return response.ok;
   };
@@ -471,10 +479,7 @@ try {
 
   // Each listener must have every message of its space: wait (bounded) for the last frames, then count.
   let settleTimer;
-  await Promise.race([
-    Promise.all(setup.listeners.map((entry) => entry.complete)),
-    new Promise((resolveLate) => (settleTimer = setTimeout(resolveLate, 30_000))),
-  ]);
+  await Promise.race([Promise.all(setup.listeners.map((entry) => entry.complete)), new Promise((resolveLate) => (settleTimer = setTimeout(resolveLate, 30_000)))]);
   clearTimeout(settleTimer);
   const missing = setup.listeners.reduce((sum, entry) => sum + Math.max(0, entry.expected - entry.received), 0);
   const disconnected = setup.listeners.filter((entry) => entry.socket.stream.disconnected).length;
@@ -500,14 +505,18 @@ try {
     ]),
   );
   const operations = done.messages + done.connects + done.cycles;
-  console.log(`\nload: ${loadSeconds.toFixed(0)} s, ${done.messages} messages, ${done.connects} connects/disconnects, ${done.cycles} cycles (${(operations / loadSeconds).toFixed(0)} operations/s)`);
+  console.log(
+    `\nload: ${loadSeconds.toFixed(0)} s, ${done.messages} messages, ${done.connects} connects/disconnects, ${done.cycles} cycles (${(operations / loadSeconds).toFixed(0)} operations/s)`,
+  );
   const first = samples[0].kib;
   const peak = Math.max(...samples.map((sample) => sample.kib));
   const last = samples.at(-1).kib;
   console.log(`runtime RSS: ${mib(first)} MiB at the start, ${mib(peak)} MiB at the peak, ${mib(last)} MiB at the end`);
   // Per round: the allocator keeps what the first round made it take (a high-water mark, the floor does the same);
   // a leak shows as peaks that keep rising round after round.
-  const peaks = roundEnds.map((_, index) => Math.max(...samples.filter((sample) => sample.round === index || (sample.round === index + 1 && sample.seconds <= roundEnds[index].seconds)).map((sample) => sample.kib)));
+  const peaks = roundEnds.map((_, index) =>
+    Math.max(...samples.filter((sample) => sample.round === index || (sample.round === index + 1 && sample.seconds <= roundEnds[index].seconds)).map((sample) => sample.kib)),
+  );
   const heapAtEnd = roundEnds.map((end) => samples.filter((sample) => sample.seconds <= end.seconds + 0.5).at(-1)?.heapKiB);
   printTable(
     ["round", "operations", "runtime RSS peak MiB", "V8 heap used at its end MiB"],
@@ -526,7 +535,8 @@ try {
     );
     const heapPoints = heapAtEnd.slice(1).flatMap((kib, index) => (kib === undefined ? [] : [[index, kib]]));
     const heapPerRound = slope(heapPoints);
-    if (heapPerRound !== undefined) console.log(`V8 heap used at each round's end, from round 2: ${heapPerRound >= 0 ? "+" : ""}${heapPerRound.toFixed(0)} KiB per round (garbage not yet collected included)`);
+    if (heapPerRound !== undefined)
+      console.log(`V8 heap used at each round's end, from round 2: ${heapPerRound >= 0 ? "+" : ""}${heapPerRound.toFixed(0)} KiB per round (garbage not yet collected included)`);
     console.log(`verdict: ${verdict} (threshold ${thresholdBytesPerOperation} bytes per operation)`);
     if (verdict === "climbing") exitCode = 1;
   }

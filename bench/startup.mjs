@@ -55,7 +55,12 @@ export async function run(context) {
     const report = await bundleReport({ outdir: bundleDirectory });
     const kib = (bytes) => (bytes / 1024).toFixed(1);
     console.log(`\nbundle: ${report.modules.length} module file(s), ${kib(report.total.raw)} KiB, ${kib(report.total.gzip)} KiB gzip (target ≤ 450 KiB gzip)`);
-    console.log(`largest: ${report.byPackage.slice(0, 8).map((entry) => `${entry.name} ${kib(entry.gzip ?? 0)}`).join(", ")} (KiB gzip; npm run bundle:report for all)`);
+    console.log(
+      `largest: ${report.byPackage
+        .slice(0, 8)
+        .map((entry) => `${entry.name} ${kib(entry.gzip ?? 0)}`)
+        .join(", ")} (KiB gzip; npm run bundle:report for all)`,
+    );
     const gzipKiB = report.total.gzip / 1024;
     context.target({ measure: "bundle, gzip", now: `${gzipKiB.toFixed(1)} KiB`, target: "≤ 450 KiB", met: gzipKiB <= 450, why: "npm run bundle:report says what is in it" });
     if (report.duplicates.length) console.log(`in the bundle twice: ${report.duplicates.map((duplicate) => duplicate.name).join(", ")}`);
@@ -107,7 +112,11 @@ export async function run(context) {
     const answered = { gateway: median(pick("gateway", "answered")), hello: median(pick("hello", "answered")) };
     const listening = { gateway: median(pick("gateway", "listening")), hello: median(pick("hello", "listening")) };
     console.log(`start-up, spawn → first answer: gateway ${ms(answered.gateway)} ms, hello-world ${ms(answered.hello)} ms, ratio ${ratio(answered.gateway, answered.hello)}`);
-    context.target({ measure: "start-up, fresh workerd → first answered request, gateway / hello-world", now: `${ms(answered.gateway)} / ${ms(answered.hello)} ms = ${ratio(answered.gateway, answered.hello)}`, target: "measured" });
+    context.target({
+      measure: "start-up, fresh workerd → first answered request, gateway / hello-world",
+      now: `${ms(answered.gateway)} / ${ms(answered.hello)} ms = ${ratio(answered.gateway, answered.hello)}`,
+      target: "measured",
+    });
     console.log(`the gateway's modules, compiled and evaluated by workerd before it listens: ${ms(listening.gateway - listening.hello)} ms (listening, gateway − hello-world)`);
 
     const evaluation = evaluateInNode(directory, report.moduleFiles, context);
@@ -179,10 +188,14 @@ function writeWorkerdConfig(directory, label, { compatibilityDate, compatibility
     `  modules = [ ${moduleEntries.join(", ")} ],`,
     `  compatibilityDate = ${text(compatibilityDate)},`,
     `  compatibilityFlags = [ ${compatibilityFlags.map(text).join(", ")} ],`,
-    `  bindings = [ ${Object.entries(bindings).map(([name, value]) => `(name = ${text(name)}, text = ${text(value)})`).join(", ")} ],`,
+    `  bindings = [ ${Object.entries(bindings)
+      .map(([name, value]) => `(name = ${text(name)}, text = ${text(value)})`)
+      .join(", ")} ],`,
   ];
   if (durableObjects.length) {
-    lines.push(`  durableObjectNamespaces = [ ${durableObjects.map((object) => `(className = ${text(object.className)}, uniqueKey = ${text(`startup-${object.className}`)}, enableSql = ${object.sqlite})`).join(", ")} ],`);
+    lines.push(
+      `  durableObjectNamespaces = [ ${durableObjects.map((object) => `(className = ${text(object.className)}, uniqueKey = ${text(`startup-${object.className}`)}, enableSql = ${object.sqlite})`).join(", ")} ],`,
+    );
     lines.push(`  durableObjectStorage = (inMemory = void),`);
   }
   lines.push(`);`);

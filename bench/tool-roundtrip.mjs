@@ -79,7 +79,12 @@ async function roundTrips(context, gateway, floor) {
   const space = await gateway.api("POST", "/api/spaces", { name: `bench tool ${tag}`, memberIds: [human.id] });
   const turns = [];
   for (let index = 0; index < warmup + roundtrips + 5; index += 1) {
-    turns.push({ toolCalls: [{ name: "enter_space", args: { spaceId: space.id } }, { name: "fetchData", args: { q: `query ${index}` } }] });
+    turns.push({
+      toolCalls: [
+        { name: "enter_space", args: { spaceId: space.id } },
+        { name: "fetchData", args: { q: `query ${index}` } },
+      ],
+    });
     turns.push({ toolCalls: [{ name: "skip", args: {} }] });
   }
   const agent = await gateway.api("POST", "/api/agents", {
@@ -200,14 +205,28 @@ async function roundTrips(context, gateway, floor) {
     printTable(
       ["", "n", "median ms", "p95 ms", "max ms"],
       [
-        ["gateway: POST result → tool.done on socket", gatewaySide.latencies.length, ms(gatewayMedian), ms(percentile(gatewaySide.latencies, 0.95)), ms(percentile(gatewaySide.latencies, 1))],
+        [
+          "gateway: POST result → tool.done on socket",
+          gatewaySide.latencies.length,
+          ms(gatewayMedian),
+          ms(percentile(gatewaySide.latencies, 0.95)),
+          ms(percentile(gatewaySide.latencies, 1)),
+        ],
         ["gateway: POST result answered (200)", gatewaySide.post.length, ms(median(gatewaySide.post)), ms(percentile(gatewaySide.post, 0.95)), ms(percentile(gatewaySide.post, 1))],
-        ["gateway: POST result → agent.cycle.finished", gatewaySide.finished.length, ms(median(gatewaySide.finished)), ms(percentile(gatewaySide.finished, 0.95)), ms(percentile(gatewaySide.finished, 1))],
+        [
+          "gateway: POST result → agent.cycle.finished",
+          gatewaySide.finished.length,
+          ms(median(gatewaySide.finished)),
+          ms(percentile(gatewaySide.finished, 0.95)),
+          ms(percentile(gatewaySide.finished, 1)),
+        ],
         ["floor: POST → DO RPC → answer", rpcSide.latencies.length, ms(rpcMedian), ms(percentile(rpcSide.latencies, 0.95)), ms(percentile(rpcSide.latencies, 1))],
         ["floor: POST → DO RPC → frame on socket", frameSide.latencies.length, ms(frameMedian), ms(percentile(frameSide.latencies, 0.95)), ms(percentile(frameSide.latencies, 1))],
       ],
     );
-    console.log(`ratio of medians, gateway / bare RPC floor: ${ratio(gatewayMedian, rpcMedian)} (target ≤ ${TARGET_RATIO}); gateway / RPC + frame floor: ${ratio(gatewayMedian, frameMedian)}`);
+    console.log(
+      `ratio of medians, gateway / bare RPC floor: ${ratio(gatewayMedian, rpcMedian)} (target ≤ ${TARGET_RATIO}); gateway / RPC + frame floor: ${ratio(gatewayMedian, frameMedian)}`,
+    );
     const statements = runs.map((run) => run.d1Statements).filter((value) => typeof value === "number");
     const statuses = countBy(runs.map((run) => run.status));
     const statsDelta = statsAfter.d1Statements - statsBefore.d1Statements;
@@ -217,7 +236,9 @@ async function roundTrips(context, gateway, floor) {
     console.log(`run statuses: ${JSON.stringify(statuses)}`);
     const { gaps, duplicates, reordered } = spaceSocket.stream.seq;
     if (gaps || duplicates || reordered || spaceSocket.stream.disconnected || agentStream.stream.disconnected) {
-      console.log(`! space stream: ${gaps} seq gaps, ${duplicates} duplicates, ${reordered} reordered; disconnected: space ${spaceSocket.stream.disconnected}, agent ${agentStream.stream.disconnected}`);
+      console.log(
+        `! space stream: ${gaps} seq gaps, ${duplicates} duplicates, ${reordered} reordered; disconnected: space ${spaceSocket.stream.disconnected}, agent ${agentStream.stream.disconnected}`,
+      );
     }
     const problems = [];
     if (gatewaySide.timeouts) problems.push(`${gatewaySide.timeouts} round trip(s) timed out`);
@@ -270,7 +291,11 @@ async function burst(context, gateway, floor, mode) {
     ],
     limits: { maxConcurrentTools: Math.min(32, callsPerAgent), maxCyclesPerMinute: 10_000 },
   });
-  const agents = await mapLimit(Array.from({ length: agentCount }, (_, index) => index), 10, (index) => gateway.api("POST", "/api/agents", { config: config(index) }));
+  const agents = await mapLimit(
+    Array.from({ length: agentCount }, (_, index) => index),
+    10,
+    (index) => gateway.api("POST", "/api/agents", { config: config(index) }),
+  );
   const creating = performance.now();
   await mapLimit(agents, 10, (agent) => gateway.api("POST", `/api/agents/${agent.id}/inbox`, { type: "external", data: { burst: tag } }));
 
@@ -351,7 +376,11 @@ async function burst(context, gateway, floor, mode) {
   runsByAgent = new Map();
   await fetchRuns(agents);
   const statsAfter = await gateway.api("GET", "/api/stats");
-  const pendingLeft = await mapLimit(agents, 10, async (agent) => (await gateway.api("GET", `/api/agents/${agent.id}/pending-tool-calls?status=pending&limit=500`)).pendingToolCalls.length);
+  const pendingLeft = await mapLimit(
+    agents,
+    10,
+    async (agent) => (await gateway.api("GET", `/api/agents/${agent.id}/pending-tool-calls?status=pending&limit=500`)).pendingToolCalls.length,
+  );
   // Measured once the gateway is idle, so the two do not share the CPU.
   const floorBurst = await floorThroughput(floor, calls.length, concurrency, tag);
 
@@ -392,8 +421,14 @@ async function burst(context, gateway, floor, mode) {
       ["resolution phase (s)", resolveSeconds.toFixed(2)],
       ["resolutions/s", (calls.length / resolveSeconds).toFixed(0)],
       ["POST latency median / p95 ms", `${ms(median(latencies))} / ${ms(percentile(latencies, 0.95))}`],
-      [`floor: ${calls.length} POST → DO RPC, same concurrency (req/s)`, floorBurst.errors ? `${floorBurst.perSecond.toFixed(0)} (${floorBurst.errors} errors)` : floorBurst.perSecond.toFixed(0)],
-      ["until every agent processed its results (s)", done.size === agents.length ? settledSeconds.toFixed(2) : `not within ${SETTLE_LIMIT_MS / 1000}s (${done.size}/${agents.length} agents)`],
+      [
+        `floor: ${calls.length} POST → DO RPC, same concurrency (req/s)`,
+        floorBurst.errors ? `${floorBurst.perSecond.toFixed(0)} (${floorBurst.errors} errors)` : floorBurst.perSecond.toFixed(0),
+      ],
+      [
+        "until every agent processed its results (s)",
+        done.size === agents.length ? settledSeconds.toFixed(2) : `not within ${SETTLE_LIMIT_MS / 1000}s (${done.size}/${agents.length} agents)`,
+      ],
       [gather ? "runs that took results, per agent median / max" : "follow-up cycles per agent median / max", `${median(cyclesPerAgent)} / ${percentile(cyclesPerAgent, 1)}`],
       ["runs (all agents) by status", JSON.stringify(runStatuses)],
       ["D1 statements (resolutions + follow-up cycles) per call", ((statsAfter.d1Statements - statsBefore.d1Statements) / calls.length).toFixed(2)],
@@ -415,13 +450,14 @@ async function burst(context, gateway, floor, mode) {
   }
   const cpuWhy =
     "CPU-bound: under wrangler dev the Worker and every object share one workerd thread, and each result also costs its share of a follow-up cycle (--profile prints where the time goes; the gathered burst, printed after it, measures the resolutions without a cycle per result); POST latency is queueing at that rate (100 in flight / resolutions per second)";
-  if (!gather) context.target({
-    measure: `burst, ${calls.length} pending calls, ${concurrency} in flight: resolutions/s vs the floor's req/s`,
-    now: `${rate.toFixed(0)} / ${floorBurst.perSecond.toFixed(0)} = ${((rate / floorBurst.perSecond) * 100).toFixed(0)}%`,
-    target: "≥ 50%",
-    met: rate >= floorBurst.perSecond / 2,
-    why: cpuWhy,
-  });
+  if (!gather)
+    context.target({
+      measure: `burst, ${calls.length} pending calls, ${concurrency} in flight: resolutions/s vs the floor's req/s`,
+      now: `${rate.toFixed(0)} / ${floorBurst.perSecond.toFixed(0)} = ${((rate / floorBurst.perSecond) * 100).toFixed(0)}%`,
+      target: "≥ 50%",
+      met: rate >= floorBurst.perSecond / 2,
+      why: cpuWhy,
+    });
   if (!gather) context.target({ measure: "burst: POST median", now: `${ms(median(latencies))} ms`, target: "≤ 400 ms", met: median(latencies) <= 400, why: cpuWhy });
 
   const problems = [];
@@ -436,14 +472,18 @@ async function burst(context, gateway, floor, mode) {
 async function floorThroughput(floor, count, concurrency, tag) {
   let errors = 0;
   const start = performance.now();
-  await mapLimit(Array.from({ length: count }, (_, index) => index), concurrency, async (index) => {
-    try {
-      const answer = await postJson(`${floor.baseUrl}/rooms/burst-${tag}-${index % 50}/rpc`, "{}", 30_000);
-      if (answer.status !== 200) errors += 1;
-    } catch {
-      errors += 1;
-    }
-  });
+  await mapLimit(
+    Array.from({ length: count }, (_, index) => index),
+    concurrency,
+    async (index) => {
+      try {
+        const answer = await postJson(`${floor.baseUrl}/rooms/burst-${tag}-${index % 50}/rpc`, "{}", 30_000);
+        if (answer.status !== 200) errors += 1;
+      } catch {
+        errors += 1;
+      }
+    },
+  );
   return { perSecond: count / ((performance.now() - start) / 1000), errors };
 }
 

@@ -22,7 +22,14 @@ export async function buildAll({ types = false, quiet = false } = {}) {
   const started = Date.now();
   const common = { bundle: true, format: "esm", sourcemap: true, logLevel: quiet ? "error" : "warning", legalComments: "none" };
   await Promise.all([
-    build({ ...common, entryPoints: [join(root, "client/src/index.ts")], outfile: join(root, "client/dist/index.js"), platform: "neutral", target: "es2022", mainFields: ["module", "main"] }),
+    build({
+      ...common,
+      entryPoints: [join(root, "client/src/index.ts")],
+      outfile: join(root, "client/dist/index.js"),
+      platform: "neutral",
+      target: "es2022",
+      mainFields: ["module", "main"],
+    }),
     build({
       ...common,
       entryPoints: [join(root, "cli/src/cli.ts")],
@@ -35,10 +42,14 @@ export async function buildAll({ types = false, quiet = false } = {}) {
   ]);
   if (types) {
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-    const result = spawnSync(process.execPath, [tsc, "-p", "client", "--noEmit", "false", "--declaration", "--emitDeclarationOnly", "--rootDir", "client/src", "--outDir", "client/dist/types"], {
-      cwd: root,
-      stdio: "inherit",
-    });
+    const result = spawnSync(
+      process.execPath,
+      [tsc, "-p", "client", "--noEmit", "false", "--declaration", "--emitDeclarationOnly", "--rootDir", "client/src", "--outDir", "client/dist/types"],
+      {
+        cwd: root,
+        stdio: "inherit",
+      },
+    );
     if (result.status !== 0) throw new Error("tsc could not write the SDK's declarations");
   }
   if (!quiet) console.log(`[build] client, cli and web built in ${Date.now() - started} ms`);

@@ -60,7 +60,7 @@ export async function bundleReport({ config = join(root, "wrangler.toml"), keep 
     const all = Buffer.concat(moduleFiles.map((file) => readFileSync(file)));
     const total = { raw: all.length, gzip: gzipSync(all, { level: 9 }).length, modules: modules.length };
     const metafile = JSON.parse(readFileSync(join(outdir, "bundle-meta.json"), "utf8"));
-        const base = dirname(config);
+    const base = dirname(config);
     const packages = new Map();
     const paths = new Map();
     const entryOf = (name) => {
@@ -138,7 +138,7 @@ function packageOf(input) {
     const parts = path.split("/");
     const source = parts.indexOf("src");
     if (source >= 0 && parts.length > source + 2) return { name: `(ours) src/${parts[source + 1]}` };
-    return { name: `(ours) ${parts.slice(source >= 0 ? source : 0).join("/")}` };
+    return { name: `(ours) ${parts.slice(Math.max(source, 0)).join("/")}` };
   }
   const rest = path.slice(at + marker.length).split("/");
   const name = rest[0].startsWith("@") ? `${rest[0]}/${rest[1]}` : rest[0];
@@ -146,7 +146,10 @@ function packageOf(input) {
 }
 
 function normalise(path) {
-  return path.replace(/\\/g, "/").replace(/^(\.\.\/)+/, "").replace(/^\.\//, "");
+  return path
+    .replace(/\\/g, "/")
+    .replace(/^(\.\.\/)+/, "")
+    .replace(/^\.\//, "");
 }
 
 function versionAt(base, directory) {
@@ -260,7 +263,10 @@ export function printReport(report, { top = 25, files = 10 } = {}) {
   if (modules.length > 1) {
     printTable(
       ["module file", "KiB", "KiB gzip"],
-      [...modules].sort((a, b) => b.raw - a.raw).slice(0, files).map((module) => [module.file, kib(module.raw), kib(module.gzip)]),
+      [...modules]
+        .sort((a, b) => b.raw - a.raw)
+        .slice(0, files)
+        .map((module) => [module.file, kib(module.raw), kib(module.gzip)]),
     );
     console.log("");
   }

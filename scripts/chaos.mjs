@@ -64,7 +64,12 @@ const keys = {
 };
 const state = mkdtempSync(join(tmpdir(), "switchboard-chaos-"));
 const envFile = join(state, "chaos.vars");
-writeFileSync(envFile, Object.entries(keys).map(([name, value]) => `${name}=${value}`).join("\n") + "\n");
+writeFileSync(
+  envFile,
+  `${Object.entries(keys)
+    .map(([name, value]) => `${name}=${value}`)
+    .join("\n")}\n`,
+);
 
 function childEnvironment() {
   const environment = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true", CI: "true" };
@@ -92,7 +97,23 @@ let server;
 async function startGateway() {
   const child = spawn(
     nodeBin,
-    [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(await freePort()), "--persist-to", state, "--env-file", envFile, "--show-interactive-dev-session=false", "--log-level", flags.verbose ? "info" : "error"],
+    [
+      wranglerBin,
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(await freePort()),
+      "--persist-to",
+      state,
+      "--env-file",
+      envFile,
+      "--show-interactive-dev-session=false",
+      "--log-level",
+      flags.verbose ? "info" : "error",
+    ],
     { cwd: root, env: childEnvironment(), stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let output = "";
@@ -198,7 +219,12 @@ const callsOf = async (agentId) => (await must("GET", `/api/agents/${agentId}/pe
 
 /** Rows of a query on the local D1 database itself (wrangler d1 execute, the same state the server persists to). */
 function d1Query(sql) {
-  const run = spawnSync(nodeBin, [wranglerBin, "d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql], { cwd: root, env: childEnvironment(), encoding: "utf8", timeout: 60_000 });
+  const run = spawnSync(nodeBin, [wranglerBin, "d1", "execute", "DB", "--local", "--persist-to", state, "--json", "--command", sql], {
+    cwd: root,
+    env: childEnvironment(),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (run.status !== 0) throw new Error(`d1 execute failed:\n${run.stdout}\n${run.stderr}`);
   return JSON.parse(run.stdout)[0].results;
 }
@@ -210,8 +236,18 @@ const skip = { name: "skip", args: {} };
 
 async function midCycle(round) {
   const id = `slow-${round}-${randomBytes(4).toString("hex")}`;
-  const tool = { name: "charge", description: "Charge", executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: `${receiverUrl}/slow/${id}`, method: "POST" } };
-  const { person, agent, spaceId } = await world([tool], (space) => [{ toolCalls: [enter(space), { name: "charge", args: { amount: round } }] }, { toolCalls: [{ name: "send_message", args: { text: `charged ${round}` } }, skip] }]);
+  const tool = {
+    name: "charge",
+    description: "Charge",
+    executionType: "gateway",
+    visible: false,
+    inputSchema: { type: "object" },
+    execution: { url: `${receiverUrl}/slow/${id}`, method: "POST" },
+  };
+  const { person, agent, spaceId } = await world([tool], (space) => [
+    { toolCalls: [enter(space), { name: "charge", args: { amount: round } }] },
+    { toolCalls: [{ name: "send_message", args: { text: `charged ${round}` } }, skip] },
+  ]);
   const message = await must("POST", `/api/spaces/${spaceId}/messages`, { text: `charge me ${round}`, entityId: person });
   await waitFor("the tool request in flight", async () => (received.get(id) ?? []).length > 0);
   await killGateway();
@@ -222,13 +258,30 @@ async function midCycle(round) {
   const delivered = runs.flatMap((run) => run.trigger).filter((event) => event.messageId === message.id).length;
   const executions = new Set((received.get(id) ?? []).map((request) => request.headers["idempotency-key"])).size;
   const replies = (await repliesOf(spaceId, agent.entityId)).length;
-  return { accepted: 1, delivered: Math.min(delivered, 1), duplicated: Math.max(0, delivered - 1) + Math.max(0, executions - 1) + Math.max(0, replies - 1), recoveryMs, note: `${(received.get(id) ?? []).length} request(s), ${executions} idempotency key(s)` };
+  return {
+    accepted: 1,
+    delivered: Math.min(delivered, 1),
+    duplicated: Math.max(0, delivered - 1) + Math.max(0, executions - 1) + Math.max(0, replies - 1),
+    recoveryMs,
+    note: `${(received.get(id) ?? []).length} request(s), ${executions} idempotency key(s)`,
+  };
 }
 
 async function waitingWorld(round) {
   const id = `hook-${round}-${randomBytes(4).toString("hex")}`;
-  const tool = { name: "approve", description: "Ask a service", executionType: "external", visible: false, timeout: 120_000, inputSchema: { type: "object" }, execution: { webhook: `${receiverUrl}/hook/${id}` } };
-  const made = await world([tool], (space) => [{ toolCalls: [{ name: "approve", args: { round } }] }, { toolCalls: [enter(space), { name: "send_message", args: { text: `approved ${round}` } }, skip] }]);
+  const tool = {
+    name: "approve",
+    description: "Ask a service",
+    executionType: "external",
+    visible: false,
+    timeout: 120_000,
+    inputSchema: { type: "object" },
+    execution: { webhook: `${receiverUrl}/hook/${id}` },
+  };
+  const made = await world([tool], (space) => [
+    { toolCalls: [{ name: "approve", args: { round } }] },
+    { toolCalls: [enter(space), { name: "send_message", args: { text: `approved ${round}` } }, skip] },
+  ]);
   await must("POST", `/api/agents/${made.agent.id}/inbox`, { type: "external", data: { round } });
   const delivery = await waitFor("the webhook", async () => (received.get(id) ?? [])[0]);
   const call = JSON.parse(delivery.body);
@@ -239,7 +292,9 @@ async function checkWaiting({ agent, spaceId, id, call }, resultValue) {
   const replies = await repliesOf(spaceId, agent.entityId);
   const calls = await callsOf(agent.id);
   const runs = await runsOf(agent.id);
-  const results = runs.flatMap((run) => run.toolCalls).filter((entry) => entry.toolCallId === call.toolCallId && JSON.stringify(entry.result) === JSON.stringify(resultValue)).length;
+  const results = runs
+    .flatMap((run) => run.toolCalls)
+    .filter((entry) => entry.toolCallId === call.toolCallId && JSON.stringify(entry.result) === JSON.stringify(resultValue)).length;
   const deliveryIds = new Set((received.get(id) ?? []).map((request) => request.headers["x-switchboard-delivery"])).size;
   return { delivered: Math.min(results, 1), duplicated: Math.max(0, results - 1) + Math.max(0, replies.length - 1) + Math.max(0, calls.length - 1) + Math.max(0, deliveryIds - 1) };
 }
@@ -280,7 +335,8 @@ async function burst(round) {
   const spaceId = (await must("POST", "/api/spaces", { name: "burst", memberIds: [person] })).id;
   const count = Number(flags.burst);
   const posts = Array.from({ length: count }, (_, index) => ({ text: `burst ${round}/${index}`, key: `burst-${round}-${index}-${randomBytes(6).toString("hex")}` }));
-  const send = (post) => api("POST", `/api/spaces/${spaceId}/messages`, { text: post.text, entityId: person }, { "idempotency-key": post.key }).catch((error) => ({ status: 0, error }));
+  const send = (post) =>
+    api("POST", `/api/spaces/${spaceId}/messages`, { text: post.text, entityId: person }, { "idempotency-key": post.key }).catch((error) => ({ status: 0, error }));
   // 25 clients at a time, so the kill lands while requests are in every state.
   let answered = 0;
   let killed;
@@ -347,8 +403,19 @@ async function burst(round) {
 async function receiverDown(round) {
   const outageMs = 60_000;
   const id = `down-${round}-${randomBytes(4).toString("hex")}`;
-  const tool = { name: "fulfil", description: "Ask a service", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: `${receiverUrl}/down/${id}` } };
-  const made = await world([tool], (space) => [{ toolCalls: [{ name: "fulfil", args: { round } }, skip] }, { toolCalls: [enter(space), { name: "send_message", args: { text: `fulfilled ${round}` } }, skip] }]);
+  const tool = {
+    name: "fulfil",
+    description: "Ask a service",
+    executionType: "external",
+    isAsync: true,
+    visible: false,
+    inputSchema: { type: "object" },
+    execution: { webhook: `${receiverUrl}/down/${id}` },
+  };
+  const made = await world([tool], (space) => [
+    { toolCalls: [{ name: "fulfil", args: { round } }, skip] },
+    { toolCalls: [enter(space), { name: "send_message", args: { text: `fulfilled ${round}` } }, skip] },
+  ]);
   const outageStart = Date.now();
   downUntil.set(id, outageStart + outageMs);
   await must("POST", `/api/agents/${made.agent.id}/inbox`, { type: "external", data: { round } });
@@ -401,7 +468,10 @@ async function approveKill(round) {
     execution: { url: `${receiverUrl}/slow/${id}`, method: "POST" },
     approval: { required: true, timeout: 60_000 },
   };
-  const { person, agent, spaceId } = await world([tool], (space) => [{ toolCalls: [enter(space), { name: "transfer", args: { amount: round } }] }, { toolCalls: [{ name: "send_message", args: { text: `transfer ${round} handled` } }, skip] }]);
+  const { person, agent, spaceId } = await world([tool], (space) => [
+    { toolCalls: [enter(space), { name: "transfer", args: { amount: round } }] },
+    { toolCalls: [{ name: "send_message", args: { text: `transfer ${round} handled` } }, skip] },
+  ]);
   await must("POST", `/api/spaces/${spaceId}/messages`, { text: `send ${round}`, entityId: person });
   const card = await waitFor("the approval card", async () => {
     const messages = (await must("GET", `/api/spaces/${spaceId}/messages?afterSeq=0&limit=200`)).messages;
@@ -442,7 +512,9 @@ try {
     for (let round = 1; round <= rounds; round += 1) {
       const result = await runners[name](round);
       rows.push({ scenario: name, round, ...result });
-      log(`${name} #${round}: accepted ${result.accepted}, delivered ${result.delivered}, duplicated ${result.duplicated}, recovered in ${(result.recoveryMs / 1000).toFixed(1)} s${result.note ? ` (${result.note})` : ""}`);
+      log(
+        `${name} #${round}: accepted ${result.accepted}, delivered ${result.delivered}, duplicated ${result.duplicated}, recovered in ${(result.recoveryMs / 1000).toFixed(1)} s${result.note ? ` (${result.note})` : ""}`,
+      );
     }
   }
   console.log("\n| scenario | rounds | accepted | delivered | lost | duplicated | recovery median | recovery max |");
@@ -452,7 +524,9 @@ try {
     const sum = (key) => mine.reduce((total, row) => total + row[key], 0);
     const times = mine.map((row) => row.recoveryMs).sort((a, b) => a - b);
     const median = times[Math.floor((times.length - 1) / 2)];
-    console.log(`| ${name} | ${mine.length} | ${sum("accepted")} | ${sum("delivered")} | ${sum("accepted") - sum("delivered")} | ${sum("duplicated")} | ${(median / 1000).toFixed(1)} s | ${(times[times.length - 1] / 1000).toFixed(1)} s |`);
+    console.log(
+      `| ${name} | ${mine.length} | ${sum("accepted")} | ${sum("delivered")} | ${sum("accepted") - sum("delivered")} | ${sum("duplicated")} | ${(median / 1000).toFixed(1)} s | ${(times[times.length - 1] / 1000).toFixed(1)} s |`,
+    );
     if (sum("accepted") !== sum("delivered") || sum("duplicated") > 0) exitCode = 1;
   }
   console.log(exitCode === 0 ? "\nnothing lost, nothing doubled" : "\nLOST OR DOUBLED: see the table");
@@ -466,4 +540,3 @@ try {
   rmSync(state, { recursive: true, force: true });
 }
 process.exit(exitCode);
-

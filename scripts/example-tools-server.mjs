@@ -50,14 +50,20 @@ function mcpServer(authorization) {
   server.registerTool("add", { description: "Add two numbers", inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } }, async ({ a, b }) => ({
     content: [{ type: "text", text: String(a + b) }],
   }));
-  server.registerTool("whoami", { description: "Which credentials reached the server" }, async () => ({ content: [{ type: "text", text: authorization ?? "(no Authorization header)" }] }));
+  server.registerTool("whoami", { description: "Which credentials reached the server" }, async () => ({
+    content: [{ type: "text", text: authorization ?? "(no Authorization header)" }],
+  }));
   server.registerTool("chart", { description: "A tiny chart, as an image" }, async () => ({
-    content: [{ type: "text", text: "Four squares" }, { type: "image", data: chartPng, mimeType: "image/png" }],
+    content: [
+      { type: "text", text: "Four squares" },
+      { type: "image", data: chartPng, mimeType: "image/png" },
+    ],
   }));
   server.registerTool("count_slowly", { description: "Counts to n, reporting progress", inputSchema: { n: z.number().int().min(1).max(10) } }, async ({ n }, extra) => {
     for (let step = 1; step <= n; step += 1) {
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: n, message: `counted ${step}` } });
+      if (token !== undefined)
+        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: n, message: `counted ${step}` } });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     return { content: [{ type: "text", text: `counted to ${n}` }] };
@@ -118,7 +124,9 @@ createServer(async (request, response) => {
     const match = /^\/api\/books\/([^/]+)$/.exec(url.pathname);
     if (match && request.method === "GET") return books.has(match[1]) ? send(response, 200, books.get(match[1])) : send(response, 404, { error: "no such book" });
     if (url.pathname === "/big") {
-      return send(response, 200, { rows: Array.from({ length: 10_000 }, (_, index) => ({ id: index, city: ["Lisbon", "Oslo", "Lima", "Accra"][index % 4], value: (index * 7919) % 1000 })) });
+      return send(response, 200, {
+        rows: Array.from({ length: 10_000 }, (_, index) => ({ id: index, city: ["Lisbon", "Oslo", "Lima", "Accra"][index % 4], value: (index * 7919) % 1000 })),
+      });
     }
     send(response, 404, { error: "not found" });
   } catch (error) {

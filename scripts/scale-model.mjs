@@ -138,7 +138,9 @@ console.log("| scale | databases | messages/s | D1 load median | D1 load p99 | b
 console.log("|---|---|---|---|---|---|---|---|");
 for (const row of rows) {
   const breaks = row.d1.p99 >= 1 ? "D1 (one writer)" : row.space.max >= 1 ? "the busiest space's object" : "nothing";
-  console.log(`| ${row.scale}x | ${row.shards} | ${row.rate} | ${percent(row.d1.median)} | ${percent(row.d1.p99)} | ${percent(row.space.max)} | ${Math.round(row.framesPerSecond)} | ${breaks} |`);
+  console.log(
+    `| ${row.scale}x | ${row.shards} | ${row.rate} | ${percent(row.d1.median)} | ${percent(row.d1.p99)} | ${percent(row.space.max)} | ${Math.round(row.framesPerSecond)} | ${breaks} |`,
+  );
 }
 const single = rows.filter((row) => row.shards === 1);
 const ceiling = single[0].rate / single[0].d1.median;

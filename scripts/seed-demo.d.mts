@@ -3,4 +3,9 @@ export const demoTexts: { greeting: string; ask: string; thanks: string };
 export const feedbackTool: Record<string, unknown>;
 export function demoAgentConfig(spaceId: string): Record<string, unknown>;
 export function signToken(subject: string, secret: string, seconds?: number): string;
-export default function seedDemo(options: { baseUrl: string; secretKey: string; stateDir?: string; vars?: Record<string, string> }): Promise<{ personId: string; spaceId: string; agentId: string; agentEntityId: string }>;
+export default function seedDemo(options: {
+  baseUrl: string;
+  secretKey: string;
+  stateDir?: string;
+  vars?: Record<string, string>;
+}): Promise<{ personId: string; spaceId: string; agentId: string; agentEntityId: string }>;

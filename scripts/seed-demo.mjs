@@ -97,7 +97,12 @@ export function demoAgentConfig(spaceId) {
             { name: "ask_feedback", args: { question: "How is the demo going?" } },
           ],
         },
-        { toolCalls: [{ name: "send_message", args: { text: demoTexts.thanks } }, { name: "skip", args: {} }] },
+        {
+          toolCalls: [
+            { name: "send_message", args: { text: demoTexts.thanks } },
+            { name: "skip", args: {} },
+          ],
+        },
         ...replies.map(turn),
       ],
     },

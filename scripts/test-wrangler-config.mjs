@@ -27,7 +27,8 @@ export function writeTestWranglerConfig(configPath = join(root, "wrangler.toml")
   if (config.main) config.main = absolute(config.main);
   if (config.assets?.directory) config.assets = { ...config.assets, directory: absolute(config.assets.directory) };
   if (config.alias) config.alias = Object.fromEntries(Object.entries(config.alias).map(([name, path]) => [name, path.startsWith(".") ? absolute(path) : path]));
-  if (config.d1_databases) config.d1_databases = config.d1_databases.map((database) => (database.migrations_dir ? { ...database, migrations_dir: absolute(database.migrations_dir) } : database));
+  if (config.d1_databases)
+    config.d1_databases = config.d1_databases.map((database) => (database.migrations_dir ? { ...database, migrations_dir: absolute(database.migrations_dir) } : database));
   mkdirSync(directory, { recursive: true });
   const written = join(directory, "wrangler.json");
   writeFileSync(written, `${JSON.stringify(config, null, 2)}\n`);

@@ -15,9 +15,7 @@ const forbiddenKeys = new Set(["__proto__"]);
 /** How deep objects and arrays may nest in anything the gateway accepts: `{}` is depth 1, `{"a":[]}` depth 2. */
 export const maxJsonDepth = 64;
 
-export type JsonParseResult =
-  | { ok: true; value: unknown }
-  | { ok: false; code: "invalid_json" | "forbidden_key" | "too_deep"; message: string };
+export type JsonParseResult = { ok: true; value: unknown } | { ok: false; code: "invalid_json" | "forbidden_key" | "too_deep"; message: string };
 
 export function parseJsonSafely(text: string, options: { maxDepth?: number } = {}): JsonParseResult {
   const maxDepth = options.maxDepth ?? maxJsonDepth;
@@ -48,7 +46,8 @@ export function jsonTextDepth(text: string, stopAbove = Number.POSITIVE_INFINITY
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 0x5c) index += 1; // backslash: skip the escaped character
+      if (code === 0x5c)
+        index += 1; // backslash: skip the escaped character
       else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) {

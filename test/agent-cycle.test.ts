@@ -105,7 +105,14 @@ describe("upgrades", () => {
     const { env } = await import("cloudflare:workers");
     const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
     // As an older version stored it: no `limits.cycleTimeout`, no `consciousnessTokens`.
-    const old = { version: "1.0", agent: { name: "Old" }, model: { provider: "scripted", turns: [{ toolCalls: [{ name: "skip", args: {} }] }] }, loop: { maxSteps: 10, toolChoice: "auto" }, tools: [], limits: { toolTimeout: 30000, maxConcurrentTools: 3, toolResponseMaxBytes: 100000 } };
+    const old = {
+      version: "1.0",
+      agent: { name: "Old" },
+      model: { provider: "scripted", turns: [{ toolCalls: [{ name: "skip", args: {} }] }] },
+      loop: { maxSteps: 10, toolChoice: "auto" },
+      tools: [],
+      limits: { toolTimeout: 30000, maxConcurrentTools: 3, toolResponseMaxBytes: 100000 },
+    };
     await env.DB.prepare("UPDATE agents SET config = ? WHERE id = ?").bind(JSON.stringify(old), agent.id).run();
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
     const [run] = await waitForRuns(agent.id, 1);

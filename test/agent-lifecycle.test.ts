@@ -9,8 +9,18 @@ describe("plans", () => {
     const runAt = new Date(Date.now() + 1_500).toISOString();
     const agent = await createAgent(
       scriptedConfig([
-        { toolCalls: [{ name: "set_plans", args: { plans: [{ name: "check-in", instruction: "Say hi", runAt }] } }, { name: "skip", args: {} }] },
-        { toolCalls: [{ name: "get_plans", args: {} }, { name: "skip", args: {} }] },
+        {
+          toolCalls: [
+            { name: "set_plans", args: { plans: [{ name: "check-in", instruction: "Say hi", runAt }] } },
+            { name: "skip", args: {} },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: "get_plans", args: {} },
+            { name: "skip", args: {} },
+          ],
+        },
       ]),
     );
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { hello: true } } });
@@ -29,7 +39,13 @@ describe("plans", () => {
     const plan = { name: "daily", instruction: "Report", cron: "0 9 * * *" };
     const agent = await createAgent(
       scriptedConfig([
-        { toolCalls: [{ name: "set_plans", args: { plans: [plan] } }, { name: "set_plans", args: { plans: [{ ...plan, cron: "30 9 * * *" }] } }, { name: "skip", args: {} }] },
+        {
+          toolCalls: [
+            { name: "set_plans", args: { plans: [plan] } },
+            { name: "set_plans", args: { plans: [{ ...plan, cron: "30 9 * * *" }] } },
+            { name: "skip", args: {} },
+          ],
+        },
       ]),
     );
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
@@ -82,7 +98,15 @@ describe("the agent stream", () => {
     const ada = await createHuman();
     const spaceId = await createSpace([ada]);
     const agent = await createAgent(
-      scriptedConfig([{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "set_memories", args: { memories: [{ key: "color", value: "blue" }] } }, { name: "skip", args: {} }] }]),
+      scriptedConfig([
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "set_memories", args: { memories: [{ key: "color", value: "blue" }] } },
+            { name: "skip", args: {} },
+          ],
+        },
+      ]),
     );
     await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
     const stream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });

@@ -17,9 +17,7 @@ type Fixture = { member: string; otherMember: string; outsider: string; newcomer
 
 /** Fresh ids for every test: two members of a space, an outsider, an entity to add, and an agent. */
 async function createFixture(): Promise<Fixture> {
-  const [member, otherMember, outsider, newcomer] = await Promise.all(
-    ["Member", "Other member", "Outsider", "Newcomer"].map((name) => createHuman(name)),
-  );
+  const [member, otherMember, outsider, newcomer] = await Promise.all(["Member", "Other member", "Outsider", "Newcomer"].map((name) => createHuman(name)));
   const spaceId = await createSpace([member, otherMember]);
   const { id: agentId } = await createAgent(minimalAgentConfig);
   return { member, otherMember, outsider, newcomer, spaceId, agentId };

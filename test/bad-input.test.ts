@@ -137,7 +137,12 @@ const cases: BadCase[] = [
     code: "payload_too_large",
     request: () => ({ method: "POST", path: "/api/agents", raw: oversizedAgentBody, headers: { "content-length": "64" } }),
   },
-  { name: "a 300 KiB body streamed with no Content-Length", status: 413, code: "payload_too_large", request: () => ({ method: "POST", path: "/api/agents", raw: chunkedBody(oversizedAgentBody) }) },
+  {
+    name: "a 300 KiB body streamed with no Content-Length",
+    status: 413,
+    code: "payload_too_large",
+    request: () => ({ method: "POST", path: "/api/agents", raw: chunkedBody(oversizedAgentBody) }),
+  },
   {
     name: "a small body declared as 10 MB",
     status: 413,
@@ -148,7 +153,12 @@ const cases: BadCase[] = [
 
   // ── prototype-polluting keys ────────────────────────────────────────────────
   { name: "__proto__ at the top level", status: 400, code: "forbidden_key", request: () => rawEntity('{"type":"human","name":"A","__proto__":{"admin":true}}') },
-  { name: "constructor at the top level of a strict body", status: 400, code: "validation_error", request: () => ({ method: "POST", path: "/api/spaces", raw: '{"name":"Room","constructor":{"prototype":{}}}' }) },
+  {
+    name: "constructor at the top level of a strict body",
+    status: 400,
+    code: "validation_error",
+    request: () => ({ method: "POST", path: "/api/spaces", raw: '{"name":"Room","constructor":{"prototype":{}}}' }),
+  },
   {
     name: "__proto__ nested in an agent config",
     status: 400,
@@ -159,7 +169,11 @@ const cases: BadCase[] = [
     name: "__proto__ nested in a tool's input schema",
     status: 400,
     code: "forbidden_key",
-    request: () => ({ method: "POST", path: "/api/agents", raw: `{"config":{"agent":{"name":"a"},"model":{"provider":"scripted","turns":[]},"tools":[{"name":"t","description":"d","executionType":"internal","inputSchema":{"type":"object","properties":{"__proto__":{"type":"string"}}}}]}}` }),
+    request: () => ({
+      method: "POST",
+      path: "/api/agents",
+      raw: `{"config":{"agent":{"name":"a"},"model":{"provider":"scripted","turns":[]},"tools":[{"name":"t","description":"d","executionType":"internal","inputSchema":{"type":"object","properties":{"__proto__":{"type":"string"}}}}]}}`,
+    }),
   },
   {
     name: "__proto__ nested in a message's mentions",
@@ -174,26 +188,92 @@ const cases: BadCase[] = [
   { name: "entity with a blank name", status: 400, code: "validation_error", paths: ["name"], request: () => postEntity({ type: "human", name: "   " }) },
   { name: "entity of type agent (agents have their own route)", status: 400, code: "validation_error", paths: ["type"], request: () => postEntity({ type: "agent", name: "A" }) },
   { name: "entity with an unknown field", status: 400, code: "validation_error", request: () => postEntity({ type: "human", name: "A", role: "admin" }) },
-  { name: "entity with an empty externalId", status: 400, code: "validation_error", paths: ["externalId"], request: () => postEntity({ type: "human", name: "A", externalId: "" }) },
+  {
+    name: "entity with an empty externalId",
+    status: 400,
+    code: "validation_error",
+    paths: ["externalId"],
+    request: () => postEntity({ type: "human", name: "A", externalId: "" }),
+  },
   { name: "a duplicate externalId", status: 409, code: "conflict", request: (fixture) => postEntity({ type: "human", name: "Again", externalId: fixture.externalId }) },
   { name: "an unknown entity id", status: 404, code: "not_found", request: () => ({ method: "GET", path: `/api/entities/${unknownId("ent")}` }) },
-  { name: "an entity id over 100 characters", status: 400, code: "validation_error", paths: ["entityId"], request: () => ({ method: "GET", path: `/api/entities/${longString(101)}` }) },
+  {
+    name: "an entity id over 100 characters",
+    status: 400,
+    code: "validation_error",
+    paths: ["entityId"],
+    request: () => ({ method: "GET", path: `/api/entities/${longString(101)}` }),
+  },
 
   // ── agents and their configs ───────────────────────────────────────────────
   { name: "agent without config", status: 400, code: "validation_error", paths: ["config"], request: () => postAgent({}) },
   { name: "agent config that is a string", status: 400, code: "validation_error", paths: ["config"], request: () => postAgent({ config: "support bot" }) },
   { name: "agent body with an unknown field beside config", status: 400, code: "validation_error", request: () => postAgent({ config: minimalAgentConfig, owner: "me" }) },
   { name: "agent config with an unknown field", status: 400, code: "validation_error", paths: ["config"], request: () => postAgent(agentWith({ temperature: 0.2 })) },
-  { name: "agent name over 100 characters", status: 400, code: "validation_error", paths: ["config.agent.name"], request: () => postAgent(agentWith({ agent: { name: longString(101) } })) },
-  { name: "an unknown model provider", status: 400, code: "validation_error", paths: ["config.model.provider"], request: () => postAgent(agentWith({ model: { provider: "skynet", name: "x" } })) },
-  { name: "an API key in the model config", status: 400, code: "validation_error", paths: ["config.model"], request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", apiKey: "sk-secret" } })) },
-  { name: "an invalid tool name", status: 400, code: "validation_error", paths: ["config.tools.0.name"], request: () => postAgent(agentWith({ tools: [tool({ name: "look up!" })] })) },
-  { name: "a tool name of 65 characters", status: 400, code: "validation_error", paths: ["config.tools.0.name"], request: () => postAgent(agentWith({ tools: [tool({ name: longString(65) })] })) },
+  {
+    name: "agent name over 100 characters",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.agent.name"],
+    request: () => postAgent(agentWith({ agent: { name: longString(101) } })),
+  },
+  {
+    name: "an unknown model provider",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.provider"],
+    request: () => postAgent(agentWith({ model: { provider: "skynet", name: "x" } })),
+  },
+  {
+    name: "an API key in the model config",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model"],
+    request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", apiKey: "sk-secret" } })),
+  },
+  {
+    name: "an invalid tool name",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.name"],
+    request: () => postAgent(agentWith({ tools: [tool({ name: "look up!" })] })),
+  },
+  {
+    name: "a tool name of 65 characters",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.name"],
+    request: () => postAgent(agentWith({ tools: [tool({ name: longString(65) })] })),
+  },
   { name: "duplicate tool names", status: 400, code: "validation_error", paths: ["config.tools.1.name"], request: () => postAgent(agentWith({ tools: [tool(), tool()] })) },
-  { name: "a tool named like a built-in", status: 400, code: "validation_error", paths: ["config.tools.0.name"], request: () => postAgent(agentWith({ tools: [tool({ name: "send_message" })] })) },
-  { name: "a gateway tool without execution", status: 400, code: "validation_error", paths: ["config.tools.0.execution"], request: () => postAgent(agentWith({ tools: [tool({ executionType: "gateway" })] })) },
-  { name: "a tool whose input schema is not an object", status: 400, code: "validation_error", paths: ["config.tools.0.inputSchema.type"], request: () => postAgent(agentWith({ tools: [tool({ inputSchema: { type: "string" } })] })) },
-  { name: "a tool timeout over 15 minutes", status: 400, code: "validation_error", paths: ["config.tools.0.timeout"], request: () => postAgent(agentWith({ tools: [tool({ timeout: 16 * 60 * 1000 })] })) },
+  {
+    name: "a tool named like a built-in",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.name"],
+    request: () => postAgent(agentWith({ tools: [tool({ name: "send_message" })] })),
+  },
+  {
+    name: "a gateway tool without execution",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution"],
+    request: () => postAgent(agentWith({ tools: [tool({ executionType: "gateway" })] })),
+  },
+  {
+    name: "a tool whose input schema is not an object",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.inputSchema.type"],
+    request: () => postAgent(agentWith({ tools: [tool({ inputSchema: { type: "string" } })] })),
+  },
+  {
+    name: "a tool timeout over 15 minutes",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.timeout"],
+    request: () => postAgent(agentWith({ tools: [tool({ timeout: 16 * 60 * 1000 })] })),
+  },
   {
     name: "a config with problems in several places",
     status: 400,
@@ -222,15 +302,30 @@ const cases: BadCase[] = [
     status: 400,
     code: "validation_error",
     paths: ["config.tools.0.name"],
-    request: (fixture) => ({ method: "PUT", path: `/api/agents/${fixture.agentId}`, json: agentWith({ agent: { name: "renamed" }, tools: [tool({ name: "no spaces allowed" })] }) }),
+    request: (fixture) => ({
+      method: "PUT",
+      path: `/api/agents/${fixture.agentId}`,
+      json: agentWith({ agent: { name: "renamed" }, tools: [tool({ name: "no spaces allowed" })] }),
+    }),
   },
-  { name: "PUT of an unknown agent", status: 404, code: "not_found", request: () => ({ method: "PUT", path: `/api/agents/${unknownId("agt")}`, json: { config: minimalAgentConfig } }) },
+  {
+    name: "PUT of an unknown agent",
+    status: 404,
+    code: "not_found",
+    request: () => ({ method: "PUT", path: `/api/agents/${unknownId("agt")}`, json: { config: minimalAgentConfig } }),
+  },
   { name: "GET of an unknown agent", status: 404, code: "not_found", request: () => ({ method: "GET", path: `/api/agents/${unknownId("agt")}` }) },
   { name: "DELETE of an unknown agent", status: 404, code: "not_found", request: () => ({ method: "DELETE", path: `/api/agents/${unknownId("agt")}` }) },
 
   // ── spaces and membership ──────────────────────────────────────────────────
   { name: "space without a name", status: 400, code: "validation_error", paths: ["name"], request: () => ({ method: "POST", path: "/api/spaces", json: { memberIds: [] } }) },
-  { name: "space memberIds that is not an array", status: 400, code: "validation_error", paths: ["memberIds"], request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Room", memberIds: fixture.member } }) },
+  {
+    name: "space memberIds that is not an array",
+    status: 400,
+    code: "validation_error",
+    paths: ["memberIds"],
+    request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Room", memberIds: fixture.member } }),
+  },
   { name: "space with an unknown field", status: 400, code: "validation_error", request: () => ({ method: "POST", path: "/api/spaces", json: { name: "Room", topic: "x" } }) },
   {
     name: "space with an unknown member (no space is created)",
@@ -239,17 +334,66 @@ const cases: BadCase[] = [
     request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Room", memberIds: [fixture.member, unknownId("ent")] } }),
   },
   { name: "GET of an unknown space", status: 404, code: "not_found", request: () => ({ method: "GET", path: `/api/spaces/${unknownId("spc")}` }) },
-  { name: "adding a member to an unknown space", status: 404, code: "not_found", request: (fixture) => ({ method: "POST", path: `/api/spaces/${unknownId("spc")}/members`, json: { entityId: fixture.outsider } }) },
-  { name: "adding an unknown entity", status: 404, code: "not_found", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: { entityId: unknownId("ent") } }) },
-  { name: "adding a member twice", status: 409, code: "conflict", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: { entityId: fixture.member } }) },
-  { name: "adding a member without entityId", status: 400, code: "validation_error", paths: ["entityId"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: {} }) },
-  { name: "removing a non-member", status: 404, code: "not_found", request: (fixture) => ({ method: "DELETE", path: `/api/spaces/${fixture.spaceId}/members/${fixture.outsider}` }) },
-  { name: "removing a member of an unknown space", status: 404, code: "not_found", request: (fixture) => ({ method: "DELETE", path: `/api/spaces/${unknownId("spc")}/members/${fixture.member}` }) },
+  {
+    name: "adding a member to an unknown space",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${unknownId("spc")}/members`, json: { entityId: fixture.outsider } }),
+  },
+  {
+    name: "adding an unknown entity",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: { entityId: unknownId("ent") } }),
+  },
+  {
+    name: "adding a member twice",
+    status: 409,
+    code: "conflict",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: { entityId: fixture.member } }),
+  },
+  {
+    name: "adding a member without entityId",
+    status: 400,
+    code: "validation_error",
+    paths: ["entityId"],
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/members`, json: {} }),
+  },
+  {
+    name: "removing a non-member",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "DELETE", path: `/api/spaces/${fixture.spaceId}/members/${fixture.outsider}` }),
+  },
+  {
+    name: "removing a member of an unknown space",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "DELETE", path: `/api/spaces/${unknownId("spc")}/members/${fixture.member}` }),
+  },
 
   // ── posting messages ───────────────────────────────────────────────────────
-  { name: "message without text", status: 400, code: "validation_error", paths: ["text"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { entityId: fixture.member } }) },
-  { name: "message with empty text", status: 400, code: "validation_error", paths: ["text"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "", entityId: fixture.member } }) },
-  { name: "message text of the wrong type", status: 400, code: "validation_error", paths: ["text"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: ["hi"], entityId: fixture.member } }) },
+  {
+    name: "message without text",
+    status: 400,
+    code: "validation_error",
+    paths: ["text"],
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { entityId: fixture.member } }),
+  },
+  {
+    name: "message with empty text",
+    status: 400,
+    code: "validation_error",
+    paths: ["text"],
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "", entityId: fixture.member } }),
+  },
+  {
+    name: "message text of the wrong type",
+    status: 400,
+    code: "validation_error",
+    paths: ["text"],
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: ["hi"], entityId: fixture.member } }),
+  },
   {
     name: "message text of 32,001 characters",
     status: 400,
@@ -257,19 +401,55 @@ const cases: BadCase[] = [
     paths: ["text"],
     request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: longString(32_001), entityId: fixture.member } }),
   },
-  { name: "message with an unknown field", status: 400, code: "validation_error", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, role: "system" } }) },
-  { name: "message from the secret key without entityId", status: 400, code: "validation_error", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "who am I?" } }) },
-  { name: "message from an unknown entity", status: 404, code: "not_found", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: unknownId("ent") } }) },
-  { name: "message from a non-member", status: 403, code: "forbidden", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.outsider } }) },
-  { name: "message mentioning a non-member", status: 400, code: "validation_error", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: [fixture.outsider] } }) },
+  {
+    name: "message with an unknown field",
+    status: 400,
+    code: "validation_error",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, role: "system" } }),
+  },
+  {
+    name: "message from the secret key without entityId",
+    status: 400,
+    code: "validation_error",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "who am I?" } }),
+  },
+  {
+    name: "message from an unknown entity",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: unknownId("ent") } }),
+  },
+  {
+    name: "message from a non-member",
+    status: 403,
+    code: "forbidden",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.outsider } }),
+  },
+  {
+    name: "message mentioning a non-member",
+    status: 400,
+    code: "validation_error",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: [fixture.outsider] } }),
+  },
   {
     name: "member JWT message mentioning an unknown entity",
     status: 400,
     code: "validation_error",
     request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, auth: "member", json: { text: "hi", mentions: [unknownId("ent")] } }),
   },
-  { name: "message mentions that are not an array", status: 400, code: "validation_error", paths: ["mentions"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: fixture.otherMember } }) },
-  { name: "message to an unknown space", status: 404, code: "not_found", request: (fixture) => ({ method: "POST", path: `/api/spaces/${unknownId("spc")}/messages`, json: { text: "hi", entityId: fixture.member } }) },
+  {
+    name: "message mentions that are not an array",
+    status: 400,
+    code: "validation_error",
+    paths: ["mentions"],
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: fixture.otherMember } }),
+  },
+  {
+    name: "message to an unknown space",
+    status: 404,
+    code: "not_found",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${unknownId("spc")}/messages`, json: { text: "hi", entityId: fixture.member } }),
+  },
 
   // ── listing messages: afterSeq and limit ───────────────────────────────────
   ...[
@@ -333,7 +513,12 @@ const cases: BadCase[] = [
     code: "invalid_query",
     request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, headers: { accept: "text/event-stream", "last-event-id": "yesterday" } }),
   },
-  { name: "stream of an unknown space", status: 404, code: "not_found", request: () => ({ method: "GET", path: `/api/spaces/${unknownId("spc")}/stream`, headers: { upgrade: "websocket" } }) },
+  {
+    name: "stream of an unknown space",
+    status: 404,
+    code: "not_found",
+    request: () => ({ method: "GET", path: `/api/spaces/${unknownId("spc")}/stream`, headers: { upgrade: "websocket" } }),
+  },
 
   // ── issue 8: secrets a config may name (one secret policy) ─────────────────
   ...["JWT_SECRET", "WEBHOOK_SECRET", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY"].map(
@@ -345,13 +530,23 @@ const cases: BadCase[] = [
       request: () => postAgent(agentWith({ model: { provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1", apiKeyEnv: name } })),
     }),
   ),
-  { name: "model.apiKeyEnv naming a binding (DB)", status: 400, code: "validation_error", paths: ["config.model.apiKeyEnv"], request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" } })) },
+  {
+    name: "model.apiKeyEnv naming a binding (DB)",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.apiKeyEnv"],
+    request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" } })),
+  },
   {
     name: "PUT with model.apiKeyEnv JWT_SECRET (the agent keeps its config)",
     status: 400,
     code: "validation_error",
     paths: ["config.model.apiKeyEnv"],
-    request: (fixture) => ({ method: "PUT", path: `/api/agents/${fixture.agentId}`, json: agentWith({ model: { provider: "anthropic", name: "claude", apiKeyEnv: "JWT_SECRET" } }) }),
+    request: (fixture) => ({
+      method: "PUT",
+      path: `/api/agents/${fixture.agentId}`,
+      json: agentWith({ model: { provider: "anthropic", name: "claude", apiKeyEnv: "JWT_SECRET" } }),
+    }),
   },
   {
     name: "a gateway tool header sending ${env.JWT_SECRET}",
@@ -385,14 +580,62 @@ const cases: BadCase[] = [
       request: () => postAgent(agentWith({ model: { provider: "openai-compatible", name: "m", baseURL: url } })),
     }),
   ),
-  { name: "model.baseURL that is not a URL", status: 400, code: "validation_error", paths: ["config.model.baseURL"], request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", baseURL: "llm.example" } })) },
-  { name: "an MCP server at javascript:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "javascript:alert(1)" }] } })) },
-  { name: "an MCP server at ws:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "ws://mcp.example.com/mcp" }] } })) },
-  { name: "a webhook at javascript:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.webhook"], request: () => postAgent(agentWith({ tools: [tool({ executionType: "space", execution: { webhook: "javascript:alert(1)" } })] })) },
-  { name: "an MCP server at file:", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.url"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "file:///etc/passwd" }] } })) },
-  { name: "a webhook at file:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.webhook"], request: () => postAgent(agentWith({ tools: [tool({ executionType: "external", execution: { webhook: "file:///etc/passwd" } })] })) },
-  { name: "a gateway tool at javascript:", status: 400, code: "validation_error", paths: ["config.tools.0.execution.url"], request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "javascript:fetch('//evil')" })] })) },
-  { name: "a gateway tool with a placeholder in its host", status: 400, code: "validation_error", paths: ["config.tools.0.execution.url"], request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://{{host}}/x" })] })) },
+  {
+    name: "model.baseURL that is not a URL",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.baseURL"],
+    request: () => postAgent(agentWith({ model: { provider: "openai", name: "gpt-4o", baseURL: "llm.example" } })),
+  },
+  {
+    name: "an MCP server at javascript:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers.0.url"],
+    request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "javascript:alert(1)" }] } })),
+  },
+  {
+    name: "an MCP server at ws:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers.0.url"],
+    request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "ws://mcp.example.com/mcp" }] } })),
+  },
+  {
+    name: "a webhook at javascript:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.webhook"],
+    request: () => postAgent(agentWith({ tools: [tool({ executionType: "space", execution: { webhook: "javascript:alert(1)" } })] })),
+  },
+  {
+    name: "an MCP server at file:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers.0.url"],
+    request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "file:///etc/passwd" }] } })),
+  },
+  {
+    name: "a webhook at file:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.webhook"],
+    request: () => postAgent(agentWith({ tools: [tool({ executionType: "external", execution: { webhook: "file:///etc/passwd" } })] })),
+  },
+  {
+    name: "a gateway tool at javascript:",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.url"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "javascript:fetch('//evil')" })] })),
+  },
+  {
+    name: "a gateway tool with a placeholder in its host",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools.0.execution.url"],
+    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://{{host}}/x" })] })),
+  },
 
   // ── issue 8: JSON depth at the edge ────────────────────────────────────────
   ...[65, 2_500, 3_000, 4_000].map(
@@ -411,10 +654,34 @@ const cases: BadCase[] = [
       request: () => ({ method: "POST", path: `/api/runs/${unknownId("run")}/tool-results`, raw: `{"callId":"call_x","result":${nested(depth - 1)}}` }),
     }),
   ),
-  { name: "objects nested 65 levels deep", status: 400, code: "too_deep", request: (fixture) => ({ method: "POST", path: `/api/agents/${fixture.agentId}/inbox`, raw: `{"type":"external","data":${nestedObjects(64)}}` }) },
-  { name: "a scripted tool call's args nested 65 levels deep", status: 400, code: "too_deep", request: () => ({ method: "POST", path: "/api/agents", raw: `{"config":{"agent":{"name":"a"},"model":{"provider":"scripted","turns":[{"toolCalls":[{"name":"x","args":{"a":${nested(57)}}}]}]}}}` }) },
-  { name: "an entity body of objects nested 3,000 levels deep", status: 400, code: "too_deep", request: () => rawEntity(`{"type":"human","name":"A","x":${nestedObjects(2_999)}}`) },
-  { name: "a message body nested 3,000 levels deep", status: 400, code: "too_deep", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, raw: `{"text":"hi","entityId":"${fixture.member}","mentions":${nested(2_999)}}` }) },
+  {
+    name: "objects nested 65 levels deep",
+    status: 400,
+    code: "too_deep",
+    request: (fixture) => ({ method: "POST", path: `/api/agents/${fixture.agentId}/inbox`, raw: `{"type":"external","data":${nestedObjects(64)}}` }),
+  },
+  {
+    name: "a scripted tool call's args nested 65 levels deep",
+    status: 400,
+    code: "too_deep",
+    request: () => ({
+      method: "POST",
+      path: "/api/agents",
+      raw: `{"config":{"agent":{"name":"a"},"model":{"provider":"scripted","turns":[{"toolCalls":[{"name":"x","args":{"a":${nested(57)}}}]}]}}}`,
+    }),
+  },
+  {
+    name: "an entity body of objects nested 3,000 levels deep",
+    status: 400,
+    code: "too_deep",
+    request: () => rawEntity(`{"type":"human","name":"A","x":${nestedObjects(2_999)}}`),
+  },
+  {
+    name: "a message body nested 3,000 levels deep",
+    status: 400,
+    code: "too_deep",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, raw: `{"text":"hi","entityId":"${fixture.member}","mentions":${nested(2_999)}}` }),
+  },
 
   // ── issue 8: input schemas that could never validate ───────────────────────
   ...(
@@ -430,10 +697,22 @@ const cases: BadCase[] = [
       ["required that is not an array of names", { type: "object", required: "x" }, "config.tools.0.inputSchema.required"],
       ["a negative minLength", { type: "object", properties: { x: { type: "string", minLength: -1 } } }, "config.tools.0.inputSchema.properties.x.minLength"],
       ["a property schema that is a number", { type: "object", properties: { x: 5 } }, "config.tools.0.inputSchema.properties.x"],
-      ["a tuple items array in draft 2020-12", { type: "object", properties: { x: { type: "array", items: [{ type: "string" }] } } }, "config.tools.0.inputSchema.properties.x.items"],
+      [
+        "a tuple items array in draft 2020-12",
+        { type: "object", properties: { x: { type: "array", items: [{ type: "string" }] } } },
+        "config.tools.0.inputSchema.properties.x.items",
+      ],
       ["$dynamicRef", { type: "object", properties: { x: { $dynamicRef: "#meta" } } }, "config.tools.0.inputSchema.properties.x.$dynamicRef"],
-      ["two definitions referring to each other in place", { type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } } }, "config.tools.0.inputSchema.$defs.b.$ref"],
-      ["a boolean exclusiveMinimum in draft 2020-12", { type: "object", properties: { n: { type: "number", exclusiveMinimum: true } } }, "config.tools.0.inputSchema.properties.n.exclusiveMinimum"],
+      [
+        "two definitions referring to each other in place",
+        { type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } } },
+        "config.tools.0.inputSchema.$defs.b.$ref",
+      ],
+      [
+        "a boolean exclusiveMinimum in draft 2020-12",
+        { type: "object", properties: { n: { type: "number", exclusiveMinimum: true } } },
+        "config.tools.0.inputSchema.properties.n.exclusiveMinimum",
+      ],
     ] as const
   ).map(
     ([what, inputSchema, path]): BadCase => ({
@@ -449,7 +728,19 @@ const cases: BadCase[] = [
     status: 400,
     code: "validation_error",
     paths: ["config.tools.0.inputSchema.properties.keys.pattern"],
-    request: () => postAgent(agentWith({ tools: [{ name: "forget", executionType: "prebuilt", execution: { action: "deleteMemories" }, inputSchema: { type: "object", properties: { keys: { type: "string", pattern: "(?<" } } } }] })),
+    request: () =>
+      postAgent(
+        agentWith({
+          tools: [
+            {
+              name: "forget",
+              executionType: "prebuilt",
+              execution: { action: "deleteMemories" },
+              inputSchema: { type: "object", properties: { keys: { type: "string", pattern: "(?<" } } },
+            },
+          ],
+        }),
+      ),
   },
 
   // ── issue 8: text body templates ───────────────────────────────────────────
@@ -472,24 +763,102 @@ const cases: BadCase[] = [
     status: 400,
     code: "validation_error",
     paths: ["config.tools.0.execution.body"],
-    request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", headers: { "content-type": "application/json" }, body: "amount={{a}}" })] })),
+    request: () =>
+      postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", headers: { "content-type": "application/json" }, body: "amount={{a}}" })] })),
   },
 
   // ── issue 8: who may speak, and with which token ───────────────────────────
-  { name: "a JWT whose subject is an agent posting a message", status: 403, code: "forbidden", request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, auth: "agent", json: { text: "I am the assistant" } }) },
-  { name: "a JWT whose subject is an agent opening a stream", status: 403, code: "forbidden", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "agent", headers: { accept: "text/event-stream" } }) },
-  { name: "a JWT whose subject is an agent posting a tool result", status: 403, code: "forbidden", request: () => ({ method: "POST", path: `/api/runs/${unknownId("run")}/tool-results`, auth: "agent", json: { callId: "call_x", result: 1 } }) },
-  { name: "an expired JWT as ?token= on an SSE stream", status: 401, code: "unauthorized", request: async (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream?publicKey=${env.GATEWAY_PUBLIC_KEY}&token=${await tokenFor(fixture.member, { expiresIn: -60 })}`, auth: "none", headers: { accept: "text/event-stream" } }) },
-  { name: "an expired JWT opening a stream", status: 401, code: "unauthorized", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "expired", headers: { upgrade: "websocket" } }) },
+  {
+    name: "a JWT whose subject is an agent posting a message",
+    status: 403,
+    code: "forbidden",
+    request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, auth: "agent", json: { text: "I am the assistant" } }),
+  },
+  {
+    name: "a JWT whose subject is an agent opening a stream",
+    status: 403,
+    code: "forbidden",
+    request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "agent", headers: { accept: "text/event-stream" } }),
+  },
+  {
+    name: "a JWT whose subject is an agent posting a tool result",
+    status: 403,
+    code: "forbidden",
+    request: () => ({ method: "POST", path: `/api/runs/${unknownId("run")}/tool-results`, auth: "agent", json: { callId: "call_x", result: 1 } }),
+  },
+  {
+    name: "an expired JWT as ?token= on an SSE stream",
+    status: 401,
+    code: "unauthorized",
+    request: async (fixture) => ({
+      method: "GET",
+      path: `/api/spaces/${fixture.spaceId}/stream?publicKey=${env.GATEWAY_PUBLIC_KEY}&token=${await tokenFor(fixture.member, { expiresIn: -60 })}`,
+      auth: "none",
+      headers: { accept: "text/event-stream" },
+    }),
+  },
+  {
+    name: "an expired JWT opening a stream",
+    status: 401,
+    code: "unauthorized",
+    request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "expired", headers: { upgrade: "websocket" } }),
+  },
 
   // ── issue 8: every array limit, one past its maximum ───────────────────────
-  { name: "129 tools", status: 400, code: "validation_error", paths: ["config.tools"], request: () => postAgent(agentWith({ tools: Array.from({ length: 129 }, (_, index) => tool({ name: `t${index}` })) })) },
-  { name: "17 MCP servers", status: 400, code: "validation_error", paths: ["config.mcp.servers"], request: () => postAgent(agentWith({ mcp: { servers: Array.from({ length: 17 }, (_, index) => ({ name: `s${index}`, url: "https://mcp.example.com/mcp" })) } })) },
-  { name: "257 allowedTools", status: 400, code: "validation_error", paths: ["config.mcp.servers.0.allowedTools"], request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "https://mcp.example.com/mcp", allowedTools: Array.from({ length: 257 }, (_, index) => `t${index}`) }] } })) },
-  { name: "10,001 scripted turns", status: 400, code: "validation_error", paths: ["config.model.turns"], request: () => postAgent(agentWith({ model: { provider: "scripted", turns: Array.from({ length: 10_001 }, () => ({})) } })) },
-  { name: "33 tool calls in one scripted turn", status: 400, code: "validation_error", paths: ["config.model.turns.0.toolCalls"], request: () => postAgent(agentWith({ model: { provider: "scripted", turns: [{ toolCalls: Array.from({ length: 33 }, () => ({ name: "skip", args: {} })) }] } })) },
-  { name: "1,001 space memberIds", status: 400, code: "validation_error", paths: ["memberIds"], request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Stadium", memberIds: Array.from({ length: 1_001 }, () => fixture.member) } }) },
-  { name: "51 mentions", status: 400, code: "validation_error", paths: ["mentions"], request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, json: { text: "hi", entityId: fixture.member, mentions: Array.from({ length: 51 }, () => fixture.otherMember) } }) },
+  {
+    name: "129 tools",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.tools"],
+    request: () => postAgent(agentWith({ tools: Array.from({ length: 129 }, (_, index) => tool({ name: `t${index}` })) })),
+  },
+  {
+    name: "17 MCP servers",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers"],
+    request: () => postAgent(agentWith({ mcp: { servers: Array.from({ length: 17 }, (_, index) => ({ name: `s${index}`, url: "https://mcp.example.com/mcp" })) } })),
+  },
+  {
+    name: "257 allowedTools",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.mcp.servers.0.allowedTools"],
+    request: () =>
+      postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "https://mcp.example.com/mcp", allowedTools: Array.from({ length: 257 }, (_, index) => `t${index}`) }] } })),
+  },
+  {
+    name: "10,001 scripted turns",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.turns"],
+    request: () => postAgent(agentWith({ model: { provider: "scripted", turns: Array.from({ length: 10_001 }, () => ({})) } })),
+  },
+  {
+    name: "33 tool calls in one scripted turn",
+    status: 400,
+    code: "validation_error",
+    paths: ["config.model.turns.0.toolCalls"],
+    request: () => postAgent(agentWith({ model: { provider: "scripted", turns: [{ toolCalls: Array.from({ length: 33 }, () => ({ name: "skip", args: {} })) }] } })),
+  },
+  {
+    name: "1,001 space memberIds",
+    status: 400,
+    code: "validation_error",
+    paths: ["memberIds"],
+    request: (fixture) => ({ method: "POST", path: "/api/spaces", json: { name: "Stadium", memberIds: Array.from({ length: 1_001 }, () => fixture.member) } }),
+  },
+  {
+    name: "51 mentions",
+    status: 400,
+    code: "validation_error",
+    paths: ["mentions"],
+    request: (fixture) => ({
+      method: "POST",
+      path: `/api/spaces/${fixture.spaceId}/messages`,
+      json: { text: "hi", entityId: fixture.member, mentions: Array.from({ length: 51 }, () => fixture.otherMember) },
+    }),
+  },
 
   // ── the hop header: only a whole number 0–999 is a hop count ──────────────────
   ...["-5", "abc", "1.5", "+1", "1e2", "0x1", "1 2", "1000", "99999", "9007199254740993"].map(
@@ -500,8 +869,18 @@ const cases: BadCase[] = [
       request: () => ({ method: "POST", path: "/api/entities", json: { type: "human", name: "Hopper" }, headers: { "x-switchboard-hop": hop } }),
     }),
   ),
-  { name: "x-switchboard-hop: \"abc\" on a read", status: 400, code: "invalid_hop", request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/messages`, headers: { "x-switchboard-hop": "abc" } }) },
-  { name: "x-switchboard-hop: \"999\" (a hop count, past the bound)", status: 508, code: "loop_detected", request: () => ({ method: "POST", path: "/api/entities", json: { type: "human", name: "Hopper" }, headers: { "x-switchboard-hop": "999" } }) },
+  {
+    name: 'x-switchboard-hop: "abc" on a read',
+    status: 400,
+    code: "invalid_hop",
+    request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/messages`, headers: { "x-switchboard-hop": "abc" } }),
+  },
+  {
+    name: 'x-switchboard-hop: "999" (a hop count, past the bound)',
+    status: 508,
+    code: "loop_detected",
+    request: () => ({ method: "POST", path: "/api/entities", json: { type: "human", name: "Hopper" }, headers: { "x-switchboard-hop": "999" } }),
+  },
 
   // ── no such route ──────────────────────────────────────────────────────────
   { name: "an unknown route", status: 404, code: "route_not_found", request: () => ({ method: "GET", path: "/api/widgets" }) },

@@ -52,7 +52,10 @@ describe("bundle aliases", () => {
     expect(GatewayAuthenticationError.isInstance(marked)).toBe(true);
     // A model object streams as before.
     let turn = 0;
-    const result = streamText({ model: createScriptedModel({ turns: [{ text: "still here" }], nextTurn: () => turn, consumeTurn: (index) => void (turn = index + 1) }), prompt: "hi" });
+    const result = streamText({
+      model: createScriptedModel({ turns: [{ text: "still here" }], nextTurn: () => turn, consumeTurn: (index) => void (turn = index + 1) }),
+      prompt: "hi",
+    });
     expect(await result.text).toBe("still here");
   });
 });

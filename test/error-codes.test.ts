@@ -11,7 +11,10 @@ import { errorCodes } from "../src/errors";
 /** The codes in the second column of the table under docs/api.md's "## Errors" (its rows after the header). */
 function documentedCodes(markdown: string): string[] {
   const section = markdown.split(/^## /m).find((part) => part.startsWith("Errors\n")) ?? "";
-  const rows = section.split("\n").filter((line) => line.startsWith("| ")).slice(1);
+  const rows = section
+    .split("\n")
+    .filter((line) => line.startsWith("| "))
+    .slice(1);
   return rows.flatMap((row) => [...(row.split("|")[2] ?? "").matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
 }
 

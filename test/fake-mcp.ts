@@ -65,13 +65,19 @@ function statefulServer(id: string): McpServer {
   });
   server.registerTool("picture", { description: "A picture" }, async () => {
     count("picture");
-    return { content: [{ type: "text", text: "a red dot" }, { type: "image", data: redDotPng, mimeType: "image/png" }] };
+    return {
+      content: [
+        { type: "text", text: "a red dot" },
+        { type: "image", data: redDotPng, mimeType: "image/png" },
+      ],
+    };
   });
   server.registerTool("slow", { description: "Reports progress" }, async (extra) => {
     count("slow");
     const token = extra._meta?.progressToken;
     for (let step = 1; step <= 3; step += 1) {
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: 3, message: `step ${step}` } });
+      if (token !== undefined)
+        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: 3, message: `step ${step}` } });
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return { content: [{ type: "text", text: "done slowly" }] };

@@ -64,7 +64,13 @@ export const petstoreDocument = {
       delete: { operationId: "deletePet", summary: "Delete a pet" },
     },
     "/pets": {
-      get: { operationId: "listPets", parameters: [{ name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } }, { name: "limit", in: "query", schema: { type: "integer", maximum: 100, exclusiveMaximum: true } }] },
+      get: {
+        operationId: "listPets",
+        parameters: [
+          { name: "tags", in: "query", schema: { type: "array", items: { type: "string" } } },
+          { name: "limit", in: "query", schema: { type: "integer", maximum: 100, exclusiveMaximum: true } },
+        ],
+      },
       post: {
         operationId: "createPet",
         requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/NewPet" } } } },
@@ -74,7 +80,11 @@ export const petstoreDocument = {
   },
   components: {
     schemas: {
-      NewPet: { type: "object", required: ["name"], properties: { name: { type: "string" }, tag: { type: "string", nullable: true }, owner: { $ref: "#/components/schemas/Owner" } } },
+      NewPet: {
+        type: "object",
+        required: ["name"],
+        properties: { name: { type: "string" }, tag: { type: "string", nullable: true }, owner: { $ref: "#/components/schemas/Owner" } },
+      },
       Owner: { type: "object", properties: { name: { type: "string" } } },
     },
   },
@@ -143,12 +153,18 @@ async function api(request: Request, url: URL): Promise<Response> {
   if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
   if (url.pathname.startsWith("/hang-always/")) {
     const id = url.pathname.slice("/hang-always/".length);
-    recorded.set(id, [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }]);
+    recorded.set(id, [
+      ...(recorded.get(id) ?? []),
+      { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() },
+    ]);
     return new Promise<Response>(() => undefined);
   }
   if (url.pathname.startsWith("/hang-once/")) {
     const id = url.pathname.slice("/hang-once/".length);
-    const seen = [...(recorded.get(id) ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }];
+    const seen = [
+      ...(recorded.get(id) ?? []),
+      { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() },
+    ];
     recorded.set(id, seen);
     if (seen.length === 1) return new Promise<Response>(() => undefined);
     return json({ ok: true, attempt: seen.length });
@@ -156,7 +172,8 @@ async function api(request: Request, url: URL): Promise<Response> {
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
   if (url.pathname === "/openapi.json") return json(petstoreDocument);
   if (url.pathname === "/openapi/tricks.json") return json(tricksDocument);
-  if (url.pathname === "/openapi/elsewhere.json") return json({ ...tricksDocument, servers: [{ url: "http://elsewhere.test/api" }], paths: { "/steal": { get: { operationId: "steal" } } } });
+  if (url.pathname === "/openapi/elsewhere.json")
+    return json({ ...tricksDocument, servers: [{ url: "http://elsewhere.test/api" }], paths: { "/steal": { get: { operationId: "steal" } } } });
   if (url.pathname.startsWith("/bigjson/")) {
     const count = Number(url.pathname.split("/")[2]);
     return json({ items: Array.from({ length: count }, (_, index) => ({ index, word: index % 97 === 0 ? "needle" : `hay-${index}` })) });
@@ -270,7 +287,10 @@ const tinyPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8A
 
 async function openai(request: Request, url: URL): Promise<Response> {
   if (url.pathname !== "/v1/images/generations") return json({ error: { message: "no such fake route" } }, 404);
-  recorded.set("openai-images", [...(recorded.get("openai-images") ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }]);
+  recorded.set("openai-images", [
+    ...(recorded.get("openai-images") ?? []),
+    { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() },
+  ]);
   return json({ created: Math.floor(Date.now() / 1000), data: [{ b64_json: tinyPng, revised_prompt: "a revised prompt" }] });
 }
 

@@ -71,7 +71,9 @@ describe("Idempotency-Key", () => {
     const path = `/api/spaces/${spaceId}/messages`;
     const body = { text: "sent once, retried after a crash", entityId: person };
     const scope = `secret POST ${path}`;
-    const fingerprint = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(body))))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    const fingerprint = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(body))))]
+      .map((byte) => byte.toString(16).padStart(2, "0"))
+      .join("");
 
     const fresh = crypto.randomUUID();
     await env.DB.prepare("INSERT INTO idempotency_keys (scope, key, fingerprint, created_at) VALUES (?, ?, ?, ?)").bind(scope, fresh, fingerprint, Date.now()).run();
@@ -83,7 +85,9 @@ describe("Idempotency-Key", () => {
     // The first request stored the message, then the process died before it answered.
     const crashed = crypto.randomUUID();
     const first = await secret<{ id: string; seq: number }>(path, { body, headers: keyed(crashed) });
-    await env.DB.prepare("UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = ? WHERE key = ?").bind(Date.now() - 60_000, crashed).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = ? WHERE key = ?")
+      .bind(Date.now() - 60_000, crashed)
+      .run();
     const retried = await secret<{ id: string; seq: number }>(path, { body, headers: keyed(crashed) });
     expect(retried.status).toBe(201);
     expect(retried.body).toMatchObject({ id: first.body.id, seq: first.body.seq });

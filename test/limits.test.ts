@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { maxBodyBytes } from "../src/api/request-body";
 import { maxJsonDepth } from "../src/json";
 import { createAgent } from "./support/agents";
-import { createHuman, createSpace, secret, secretHeaders } from "./support/api";
+import { createSpace, secret, secretHeaders } from "./support/api";
 import { countRows, spaceSeq } from "./support/database-state";
 import { expectErrorEnvelope } from "./support/error-envelope";
 import { minimalAgentConfig } from "./support/minimal-agent-config";
@@ -42,9 +42,19 @@ describe("agent config arrays at their maxima", () => {
   const limits: { name: string; max: number; path: string; config: (count: number) => Record<string, unknown> }[] = [
     { name: "tools", max: 128, path: "config.tools", config: (count) => ({ tools: names(count).map(tool) }) },
     { name: "mcp.servers", max: 16, path: "config.mcp.servers", config: (count) => ({ mcp: { servers: servers(count) } }) },
-    { name: "mcp allowedTools", max: 256, path: "config.mcp.servers.0.allowedTools", config: (count) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", allowedTools: names(count) }] } }) },
+    {
+      name: "mcp allowedTools",
+      max: 256,
+      path: "config.mcp.servers.0.allowedTools",
+      config: (count) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", allowedTools: names(count) }] } }),
+    },
     { name: "scripted turns", max: 10_000, path: "config.model.turns", config: (count) => ({ model: { provider: "scripted", turns: turns(count) } }) },
-    { name: "tool calls in one scripted turn", max: 32, path: "config.model.turns.0.toolCalls", config: (count) => ({ model: { provider: "scripted", turns: [{ toolCalls: toolCalls(count) }] } }) },
+    {
+      name: "tool calls in one scripted turn",
+      max: 32,
+      path: "config.model.turns.0.toolCalls",
+      config: (count) => ({ model: { provider: "scripted", turns: [{ toolCalls: toolCalls(count) }] } }),
+    },
   ];
 
   it.each(limits)("$name: $max are accepted, one more is a 400 naming $path", async ({ max, path, config }) => {

@@ -76,7 +76,11 @@ function requestFor(fixture: Fixture, path: string, method: string, operation: O
 }
 
 async function send(request: ReturnType<typeof requestFor>): Promise<{ status: number; code?: string }> {
-  const response = await call(`${request.url.pathname}${request.url.search}`, { method: request.init.method, headers: Object.fromEntries(request.headers), rawBody: request.init.body });
+  const response = await call(`${request.url.pathname}${request.url.search}`, {
+    method: request.init.method,
+    headers: Object.fromEntries(request.headers),
+    rawBody: request.init.body,
+  });
   const text = await response.text();
   const code = response.headers.get("content-type")?.includes("application/json") ? (JSON.parse(text) as { error?: { code?: string } }).error?.code : undefined;
   return { status: response.status, code };

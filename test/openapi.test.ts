@@ -109,7 +109,15 @@ describe("GET /openapi.json", () => {
     expect(schemaName(config.properties?.model)).toBe("ModelConfig");
 
     const toolVariants = schemas.ToolConfig.oneOf ?? schemas.ToolConfig.anyOf ?? [];
-    expect(toolVariants.flatMap((variant) => variant.properties?.executionType.enum ?? []).sort()).toEqual(["agent", "external", "gateway", "image-generator", "internal", "prebuilt", "space"]);
+    expect(toolVariants.flatMap((variant) => variant.properties?.executionType.enum ?? []).sort()).toEqual([
+      "agent",
+      "external",
+      "gateway",
+      "image-generator",
+      "internal",
+      "prebuilt",
+      "space",
+    ]);
     for (const variant of toolVariants) {
       expect(variant.properties?.name.pattern).toBe("^[a-zA-Z0-9_-]{1,64}$");
       expect(Object.keys(variant.properties ?? {})).toEqual(

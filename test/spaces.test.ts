@@ -96,13 +96,29 @@ describe("space recovery", () => {
     const first = await runInDurableObject(stub, async (_instance, state) => {
       const seq = (state.storage.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").one().seq ?? 0) + 1;
       const message = { id: `msg_before_${spaceId}`, spaceId, seq, entityId: ada, role: "user", status: "complete", createdAt: new Date().toISOString(), text: "before the crash" };
-      state.storage.sql.exec("INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, NULL)", seq, JSON.stringify({ seq, spaceId, type: "space.message", at: message.createdAt, data: message }));
+      state.storage.sql.exec(
+        "INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, NULL)",
+        seq,
+        JSON.stringify({ seq, spaceId, type: "space.message", at: message.createdAt, data: message }),
+      );
       state.storage.sql.exec("DELETE FROM message_meta WHERE key = 'd1_checked'");
       return message;
     });
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind(first.id, spaceId, first.seq, ada, first.text),
-      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind("msg_orphan", spaceId, first.seq + 1, ada, "written, not broadcast"),
+      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind(
+        first.id,
+        spaceId,
+        first.seq,
+        ada,
+        first.text,
+      ),
+      env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status) VALUES (?, ?, ?, ?, 'user', ?, 'complete')").bind(
+        "msg_orphan",
+        spaceId,
+        first.seq + 1,
+        ada,
+        "written, not broadcast",
+      ),
     ]);
     await evictDurableObject(stub);
     const next = await postMessage(spaceId, ada, "after the restart");

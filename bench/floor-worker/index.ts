@@ -165,7 +165,11 @@ export default {
       const room = env.ROOM.get(env.ROOM.idFromName("units"));
       const kind = units[1] as "sql" | "alarm" | "rpc" | "d1" | "await";
       if (kind === "rpc") for (let index = 0; index < n; index += 1) await room.ping();
-      else if (kind === "d1") for (let index = 0; index < n; index += 1) await env.DB.prepare("SELECT id FROM spaces WHERE id = ?").bind(`spc_${index % 16}`).first();
+      else if (kind === "d1")
+        for (let index = 0; index < n; index += 1)
+          await env.DB.prepare("SELECT id FROM spaces WHERE id = ?")
+            .bind(`spc_${index % 16}`)
+            .first();
       else await room.units(kind, n);
       return Response.json({ kind, n });
     }

@@ -67,12 +67,21 @@ export class CommandContext {
   }
 
   table(rows: Record<string, unknown>[], columns: string[]): void {
-    if (this.flags.json) return this.json(rows);
-    if (rows.length === 0) return this.io.out("(none)\n");
+    if (this.flags.json) {
+      this.json(rows);
+      return;
+    }
+    if (rows.length === 0) {
+      this.io.out("(none)\n");
+      return;
+    }
     const cell = (value: unknown) => (value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
     const widths = columns.map((column) => Math.min(60, Math.max(column.length, ...rows.map((row) => cell(row[column]).length))));
-    const line = (values: string[]) => values.map((value, index) => value.slice(0, 60).padEnd(widths[index])).join("  ").trimEnd();
+    const line = (values: string[]) =>
+      values
+        .map((value, index) => value.slice(0, 60).padEnd(widths[index]))
+        .join("  ")
+        .trimEnd();
     this.io.out(`${line(columns)}\n${rows.map((row) => line(columns.map((column) => cell(row[column])))).join("\n")}\n`);
   }
 }
-

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { AgentDocument, Message, Switchboard, ToolCallPart } from "../../client/src/index";
-import { CommandContext, UsageError } from "./command-context";
+import { type CommandContext, UsageError } from "./command-context";
 import { EventPrinter } from "./event-printer";
 import { requireDemo, requireVar, SetupError } from "./local-setup";
 
@@ -32,7 +32,8 @@ export const commands: Record<string, Command> = {
     const subscription = client.subscribe(spaceId, { afterSeq, signal: context.io.signal });
     let opens = 0;
     subscription.on("status", ({ status, delayMs, error }) => {
-      if (status === "reconnecting" && error) context.io.err(`… connection lost (${error.message}); reconnecting in ${delayMs} ms, resuming after seq ${subscription.lastSeq ?? "(live)"}\n`);
+      if (status === "reconnecting" && error)
+        context.io.err(`… connection lost (${error.message}); reconnecting in ${delayMs} ms, resuming after seq ${subscription.lastSeq ?? "(live)"}\n`);
       if (status !== "open" || context.flags.json) return;
       opens += 1;
       const from = subscription.lastSeq === undefined ? " (live from now)" : ` (${opens === 1 ? "replaying" : "resuming"} after seq ${subscription.lastSeq})`;
@@ -132,13 +133,17 @@ export const commands: Record<string, Command> = {
       if (!deadLetterId) throw new UsageError("dead-letters redeliver needs the dead letter's id: switchboard dead-letters redeliver dlt_…");
       const redelivered = await admin.webhooks.redeliver(deadLetterId);
       if (context.flags.json) return context.json(redelivered);
-      const what = redelivered.status === "delivered" ? "already delivered by an earlier redelivery" : `redelivering to ${redelivered.url} (webhook-id ${redelivered.webhookId}; watch it with \`switchboard dead-letters\`)`;
+      const what =
+        redelivered.status === "delivered"
+          ? "already delivered by an earlier redelivery"
+          : `redelivering to ${redelivered.url} (webhook-id ${redelivered.webhookId}; watch it with \`switchboard dead-letters\`)`;
       return context.io.out(`${redelivered.id}: ${what}\n`);
     }
     const limit = context.flags.limit === undefined ? 50 : Number(context.flags.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError("--limit is a whole number from 1 to 200");
     const { deadLetters } = await admin.webhooks.deadLetters({ ...(first && { agentId: first }), limit });
-    if (!context.flags.json && deadLetters.length === 0) return context.io.out(`No dead letters${first ? ` for ${first}` : ""}: every push got through or is still being retried.\n`);
+    if (!context.flags.json && deadLetters.length === 0)
+      return context.io.out(`No dead letters${first ? ` for ${first}` : ""}: every push got through or is still being retried.\n`);
     context.table(
       deadLetters.map((row) => ({ ...row, to: row.subscriptionId ?? row.toolCallId ?? "", error: row.lastError })),
       ["id", "status", "type", "to", "attempts", "deadAt", "error"],
@@ -194,9 +199,7 @@ export function pageLink(baseUrl: string, publicKey: string, token: string, spac
 
 async function pendingCalls(client: Switchboard, spaceId: string): Promise<{ message: Message; part: ToolCallPart }[]> {
   const messages = await client.messages.all(spaceId);
-  return messages.flatMap((message) =>
-    (message.parts ?? []).flatMap((part) => (part.type === "tool_call" && part.status === "requires_action" ? [{ message, part }] : [])),
-  );
+  return messages.flatMap((message) => (message.parts ?? []).flatMap((part) => (part.type === "tool_call" && part.status === "requires_action" ? [{ message, part }] : [])));
 }
 
 /** The run of a pending call found through the agents' pending-call lists (an external call shown nowhere). */

@@ -53,8 +53,7 @@ export class EventPrinter {
     const previous = this.#lastStatus.get(part.toolCallId);
     if (previous === part.status) return;
     this.#lastStatus.set(part.toolCallId, part.status);
-    const status =
-      part.status === "complete" ? green(part.status, this.colors) : part.status === "error" ? red(part.status, this.colors) : yellow(part.status, this.colors);
+    const status = part.status === "complete" ? green(part.status, this.colors) : part.status === "error" ? red(part.status, this.colors) : yellow(part.status, this.colors);
     const args = part.args === undefined ? "" : brief(part.args);
     const ui = part.customUI ? dim(` [${part.customUI}]`, this.colors) : "";
     let text = `${cyan("⚙", this.colors)} ${who}: ${bold(part.toolName, this.colors)}(${args}) ${status}${ui}`;

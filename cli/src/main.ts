@@ -31,9 +31,6 @@ Options: --url URL (or SWITCHBOARD_URL) · --dev-vars PATH · --state-dir DIR (o
          --after-seq N (watch: replay after N; default 0) · --json (raw events / JSON output)
 Ids: an agent may be named by its agent id (agt_…) or its entity id (ent_…) where an entity is expected.`;
 
-
-
-
 export type { CliIo };
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {

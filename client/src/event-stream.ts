@@ -192,8 +192,14 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
     const transport = this.options.transport ?? "auto";
     if (transport === "sse") return false;
     if (transport === "websocket") {
-      if (!this.connection.WebSocket) throw new FinalStreamError(new SwitchboardError({ status: 0, code: "no_websocket", message: "No WebSocket class: pass one (e.g. from the ws package) or use transport \"sse\"" }));
-      if (!query) throw new FinalStreamError(new SwitchboardError({ status: 0, code: "no_websocket", message: "The secret key cannot go in a WebSocket URL: use transport \"sse\" (the default for the secret key)" }));
+      if (!this.connection.WebSocket)
+        throw new FinalStreamError(
+          new SwitchboardError({ status: 0, code: "no_websocket", message: 'No WebSocket class: pass one (e.g. from the ws package) or use transport "sse"' }),
+        );
+      if (!query)
+        throw new FinalStreamError(
+          new SwitchboardError({ status: 0, code: "no_websocket", message: 'The secret key cannot go in a WebSocket URL: use transport "sse" (the default for the secret key)' }),
+        );
       return true;
     }
     return query !== undefined && this.connection.WebSocket !== undefined;

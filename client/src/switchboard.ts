@@ -106,7 +106,11 @@ export class Switchboard {
       this.#call("POST /api/entities", () => this.raw.POST("/api/entities", { body })),
     get: (entityId: string) => this.#call(`GET /api/entities/${entityId}`, () => this.raw.GET("/api/entities/{entityId}", { params: { path: { entityId } } })),
     list: (query: Page & { type?: "human" | "agent" | "service" } = {}) => this.#call("GET /api/entities", () => this.raw.GET("/api/entities", { params: { query } })),
-    all: (query: { type?: "human" | "agent" | "service" } = {}) => this.#pages((cursor) => this.entities.list({ ...query, cursor, limit: 200 }), (page) => page.entities),
+    all: (query: { type?: "human" | "agent" | "service" } = {}) =>
+      this.#pages(
+        (cursor) => this.entities.list({ ...query, cursor, limit: 200 }),
+        (page) => page.entities,
+      ),
   };
 
   // ---------------------------------------------------------------- agents
@@ -118,22 +122,21 @@ export class Switchboard {
       this.#call(`PUT /api/agents/${agentId}`, () => this.raw.PUT("/api/agents/{agentId}", { params: { path: { agentId } }, body: { config } })),
     delete: (agentId: string) => this.#call(`DELETE /api/agents/${agentId}`, () => this.raw.DELETE("/api/agents/{agentId}", { params: { path: { agentId } } })),
     list: (query: Page = {}) => this.#call("GET /api/agents", () => this.raw.GET("/api/agents", { params: { query } })),
-    all: () => this.#pages((cursor) => this.agents.list({ cursor, limit: 200 }), (page) => page.agents),
+    all: () =>
+      this.#pages(
+        (cursor) => this.agents.list({ cursor, limit: 200 }),
+        (page) => page.agents,
+      ),
     runs: (agentId: string, query: { limit?: number } = {}) =>
       this.#call(`GET /api/agents/${agentId}/runs`, () => this.raw.GET("/api/agents/{agentId}/runs", { params: { path: { agentId }, query } })),
     pendingToolCalls: (agentId: string, query: { status?: "waiting" | "pending" | "resolved" | "expired"; limit?: number } = {}) =>
-      this.#call(`GET /api/agents/${agentId}/pending-tool-calls`, () =>
-        this.raw.GET("/api/agents/{agentId}/pending-tool-calls", { params: { path: { agentId }, query } }),
-      ),
+      this.#call(`GET /api/agents/${agentId}/pending-tool-calls`, () => this.raw.GET("/api/agents/{agentId}/pending-tool-calls", { params: { path: { agentId }, query } })),
     goals: (agentId: string) => this.#call(`GET /api/agents/${agentId}/goals`, () => this.raw.GET("/api/agents/{agentId}/goals", { params: { path: { agentId } } })),
-    memories: (agentId: string) =>
-      this.#call(`GET /api/agents/${agentId}/memories`, () => this.raw.GET("/api/agents/{agentId}/memories", { params: { path: { agentId } } })),
+    memories: (agentId: string) => this.#call(`GET /api/agents/${agentId}/memories`, () => this.raw.GET("/api/agents/{agentId}/memories", { params: { path: { agentId } } })),
     plans: (agentId: string) => this.#call(`GET /api/agents/${agentId}/plans`, () => this.raw.GET("/api/agents/{agentId}/plans", { params: { path: { agentId } } })),
     /** Pushes an `external` event into the agent's inbox; it wakes. */
     pushInbox: (agentId: string, data: unknown) =>
-      this.#call(`POST /api/agents/${agentId}/inbox`, () =>
-        this.raw.POST("/api/agents/{agentId}/inbox", { params: { path: { agentId } }, body: { type: "external", data } }),
-      ),
+      this.#call(`POST /api/agents/${agentId}/inbox`, () => this.raw.POST("/api/agents/{agentId}/inbox", { params: { path: { agentId } }, body: { type: "external", data } })),
   };
 
   /**
@@ -167,9 +170,12 @@ export class Switchboard {
     get: (spaceId: string) => this.#call(`GET /api/spaces/${spaceId}`, () => this.raw.GET("/api/spaces/{spaceId}", { params: { path: { spaceId } } })),
     /** Secret key: every space; a JWT: the caller's spaces. */
     list: (query: Page = {}) => this.#call("GET /api/spaces", () => this.raw.GET("/api/spaces", { params: { query } })),
-    all: () => this.#pages((cursor) => this.spaces.list({ cursor, limit: 200 }), (page) => page.spaces),
-    members: (spaceId: string) =>
-      this.#call(`GET /api/spaces/${spaceId}/members`, () => this.raw.GET("/api/spaces/{spaceId}/members", { params: { path: { spaceId } } })),
+    all: () =>
+      this.#pages(
+        (cursor) => this.spaces.list({ cursor, limit: 200 }),
+        (page) => page.spaces,
+      ),
+    members: (spaceId: string) => this.#call(`GET /api/spaces/${spaceId}/members`, () => this.raw.GET("/api/spaces/{spaceId}/members", { params: { path: { spaceId } } })),
     /** Adds an entity (an agent may be named by either of its ids). */
     addMember: (spaceId: string, entityId: string) =>
       this.#call(`POST /api/spaces/${spaceId}/members`, () => this.raw.POST("/api/spaces/{spaceId}/members", { params: { path: { spaceId } }, body: { entityId } })),
@@ -183,8 +189,7 @@ export class Switchboard {
         this.raw.DELETE("/api/spaces/{spaceId}/members/{entityId}", { params: { path: { spaceId, entityId } } }),
       ),
     /** The tools that can show cards in the space, with display settings and result schemas. */
-    tools: (spaceId: string) =>
-      this.#call(`GET /api/spaces/${spaceId}/tools`, () => this.raw.GET("/api/spaces/{spaceId}/tools", { params: { path: { spaceId } } })),
+    tools: (spaceId: string) => this.#call(`GET /api/spaces/${spaceId}/tools`, () => this.raw.GET("/api/spaces/{spaceId}/tools", { params: { path: { spaceId } } })),
   };
 
   readonly messages = {
@@ -237,16 +242,12 @@ export class Switchboard {
 
   /** Answers a pending tool call (`callId` = the `toolCallId` of the card or of `tool.pending`). */
   submitToolResult(runId: string, callId: string, result: unknown) {
-    return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
-      this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, result } }),
-    );
+    return this.#call(`POST /api/runs/${runId}/tool-results`, () => this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, result } }));
   }
 
   /** Reports that a pending tool call failed, with `error` as its message: the card shows an error and the model gets a tool error. */
   submitToolError(runId: string, callId: string, error: string) {
-    return this.#call(`POST /api/runs/${runId}/tool-results`, () =>
-      this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, error } }),
-    );
+    return this.#call(`POST /api/runs/${runId}/tool-results`, () => this.raw.POST("/api/runs/{runId}/tool-results", { params: { path: { runId } }, body: { callId, error } }));
   }
 
   /**

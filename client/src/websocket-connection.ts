@@ -23,9 +23,7 @@ export type WebSocketConstructor = new (url: string) => WebSocketLike;
 const finalCloseCodes = new Set([4003, 4004]);
 const pingEveryMs = 25_000;
 
-export function connectWebSocket(
-  attempt: ConnectionAttempt & { WebSocket: WebSocketConstructor; probe: () => Promise<SwitchboardError | undefined> },
-): Promise<void> {
+export function connectWebSocket(attempt: ConnectionAttempt & { WebSocket: WebSocketConstructor; probe: () => Promise<SwitchboardError | undefined> }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let opened = false;
     let settled = false;
@@ -75,7 +73,9 @@ export function connectWebSocket(
       probing = true;
       attempt
         .probe()
-        .then((problem) => finish(problem ? new FinalStreamError(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${code})` })))
+        .then((problem) =>
+          finish(problem ? new FinalStreamError(problem) : new SwitchboardError({ status: 0, code: "network_error", message: `WebSocket handshake failed (${code})` })),
+        )
         .catch((error) => finish(error));
     };
     touch();

@@ -5,15 +5,20 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ModelConfig } from "../models/model-config";
-import { isBuiltinToolName } from "../tools/builtin-tool-names";
-import { builtinConfigFields, builtinConfigProblems } from "../tools/builtins/builtin-config";
-import { McpServerConfig } from "../tools/mcp/mcp-server-config";
-import { checkApprovalConfig, QueueName, ToolConfig } from "../tools/tool-config";
-import { ApprovalConfig } from "../tools/wait-policy-config";
-import { ReflectionConfig } from "./reflection-config";
-import { checkProviderNames } from "../tools/providers/check-provider-names";
-import { outputReaderName } from "../tools/providers/output-reader";
-import { ProviderConfig } from "../tools/providers/provider-config";
+import {
+  ApprovalConfig,
+  builtinConfigFields,
+  builtinConfigProblems,
+  checkApprovalConfig,
+  checkProviderNames,
+  isBuiltinToolName,
+  McpServerConfig,
+  outputReaderName,
+  ProviderConfig,
+  QueueName,
+  ToolConfig,
+} from "../tools";
+import { ReflectionConfig } from "./reflection/reflection-config";
 
 export const AgentConfig = z
   .object({
@@ -29,12 +34,7 @@ export const AgentConfig = z
     loop: z
       .object({
         maxSteps: z.number().int().min(1).max(100).default(10),
-        toolChoice: z
-          .union([
-            z.enum(["auto", "required", "none"]),
-            z.object({ type: z.literal("tool"), toolName: z.string().min(1).max(64) }).strict(),
-          ])
-          .default("auto"),
+        toolChoice: z.union([z.enum(["auto", "required", "none"]), z.object({ type: z.literal("tool"), toolName: z.string().min(1).max(64) }).strict()]).default("auto"),
         /**
          * What messages that arrive while a cycle runs do (double texting): wait for the next cycle
          * (`queue`), keep only the newest per space (`latest`), be merged per speaker (`merge`),
@@ -55,27 +55,37 @@ export const AgentConfig = z
     /** Tool sources besides `tools` and `mcp` (OpenAPI documents, sub-agents); their tools are `{name}__{tool}`. */
     providers: z.array(ProviderConfig).max(16).optional(),
     /** Named queues tools and providers refer to with `queue`: at most `concurrency` calls at a time, across cycles. */
-    queues: z
-      .record(
-        QueueName,
-        z.object({ concurrency: z.number().int().min(1).max(32), minIntervalMs: z.number().int().min(0).max(60_000).optional() }).strict(),
-      )
-      .optional(),
+    queues: z.record(QueueName, z.object({ concurrency: z.number().int().min(1).max(32), minIntervalMs: z.number().int().min(0).max(60_000).optional() }).strict()).optional(),
     limits: z
       .object({
-        toolTimeout: z.number().int().positive().max(15 * 60 * 1000).default(30_000),
+        toolTimeout: z
+          .number()
+          .int()
+          .positive()
+          .max(15 * 60 * 1000)
+          .default(30_000),
         maxConcurrentTools: z.number().int().min(1).max(32).default(3),
         toolResponseMaxBytes: z.number().int().positive().max(10_000_000).default(100_000),
         /** Approximate token budget of the consciousness kept across cycles. */
         consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
         /** A cycle that runs longer is aborted and fails (its events are retried). */
-        cycleTimeout: z.number().int().min(1_000).max(14 * 60 * 1000).default(10 * 60 * 1000),
+        cycleTimeout: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(14 * 60 * 1000)
+          .default(10 * 60 * 1000),
         /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
         maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
         /** The largest whole output a tool may produce: read, and stored behind a handle when over toolResponseMaxBytes. */
         toolOutputMaxBytes: z.number().int().positive().max(50_000_000).default(5_000_000),
         /** How long a stored whole output stays readable with read_output (ms). */
-        outputRetention: z.number().int().min(60_000).max(30 * 24 * 3600 * 1000).default(7 * 24 * 3600 * 1000),
+        outputRetention: z
+          .number()
+          .int()
+          .min(60_000)
+          .max(30 * 24 * 3600 * 1000)
+          .default(7 * 24 * 3600 * 1000),
         /** The model's context window, in tokens (for the context-budget guard). */
         contextWindowTokens: z.number().int().min(1_000).max(10_000_000).default(128_000),
         /** The share of the context window one step's tool outputs may take together; past it, outputs go behind handles. */
@@ -104,7 +114,11 @@ export const AgentConfig = z
     const providerNames = [...(config.mcp?.servers ?? []), ...(config.providers ?? [])].map((provider) => provider.name);
     for (const [name, approval] of Object.entries(config.approvals ?? {})) {
       for (const problem of checkApprovalConfig(approval)) context.addIssue({ code: "custom", path: ["approvals", name, ...problem.path], message: problem.message });
-      const known = isBuiltinToolName(name) || name === outputReaderName || config.tools.some((tool) => tool.name === name) || providerNames.some((provider) => name.startsWith(`${provider}__`));
+      const known =
+        isBuiltinToolName(name) ||
+        name === outputReaderName ||
+        config.tools.some((tool) => tool.name === name) ||
+        providerNames.some((provider) => name.startsWith(`${provider}__`));
       if (!known) {
         context.addIssue({
           code: "custom",

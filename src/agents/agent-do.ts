@@ -21,26 +21,19 @@ import type { Message } from "../protocol/message";
 import { spaceStub } from "../spaces/space-stub";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
-import { maxHops } from "../tools/engine/hop";
-import { type PendingCall } from "../tools/engine/pending-calls";
+import { maxHops } from "../protocol/hop";
+import { approvalAnswerProblem, getPendingCall, McpPool, type PendingCall, ResponseCache, resultSchemaProblem, type ToolOutcome, ToolQueues, type ToolRuntime } from "../tools";
+import { type WebhookDelivery, WebhookSender } from "../webhooks/webhook-sender";
 import { PendingCallOwner, type SubmitAnswer } from "./pending-call-owner";
-import { outcomeError, type ToolOutcome } from "../tools/engine/tool-outcome";
-import { ResponseCache } from "../tools/engine/response-cache";
-import { ToolQueues } from "../tools/engine/tool-queues";
-import { approvalAnswerProblem } from "../tools/engine/run-approval";
-import { resultSchemaProblem } from "../tools/validate-tool-result";
-import { type WebhookDelivery, WebhookSender } from "../tools/engine/webhook-sender";
 import { callbackUrl } from "../security/callback-token";
 import { PublicOrigin } from "./public-origin";
 import { showPushOutcome, type PushOutcomesHost } from "./push-outcomes";
 import { noteOnRun } from "./run-notes";
-import { EventNotifier } from "./event-notifier";
-import { McpPool } from "../tools/mcp/mcp-pool";
+import { EventNotifier } from "../webhooks/event-notifier";
 import { delegateTask, taskStillOpen } from "./delegate-task";
 import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
 import { migrateAgentStorage } from "./agent-migrations";
-import type { ToolRuntime } from "../tools/tool-context";
 import { CycleJournal } from "./cycle-journal";
 import type { CycleHost, Knowledge } from "./cycle-setup";
 import { InboxEvent } from "./inbox-event";
@@ -91,7 +84,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#scheduler = new AgentScheduler({
       alarms: ctx.storage,
       owed: () => this.#owedWork(),
-      alarmFirst: () => this.#journal.active() !== undefined || this.#storage.allStaged().length > 0 || (this.#storage.earliestDeadline() ?? Infinity) <= Date.now(),
+      alarmFirst: () => this.#journal.active() !== undefined || this.#storage.hasStaged() || (this.#storage.earliestDeadline() ?? Infinity) <= Date.now(),
       runCycles: () => this.#cycleLoop(),
     });
     this.#webhooks = new WebhookSender({
@@ -102,6 +95,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       reported: (delivery, outcome, data) => {
         showPushOutcome(this.#notesHost(), delivery, outcome, data).catch((error: unknown) => console.error("could not show a push's outcome", error));
       },
+      callStatus: async (toolCallId) => (await getPendingCall(getDatabase(env.DB), toolCallId))?.status,
       scheduleAlarm: () => this.#scheduler.schedule(),
     });
     this.#notifier = new EventNotifier({
@@ -111,43 +105,54 @@ export class AgentDO extends DurableObject<AppEnv> {
       webhooks: this.#webhooks,
       scheduleAlarm: () => this.#scheduler.schedule(),
     });
-    this.#owner = new PendingCallOwner({ storage: () => this.#storage, journal: () => this.#journal, scheduler: this.#scheduler }, {
-      database: () => getDatabase(env.DB),
-      space: (spaceId) => spaceStub(env, spaceId),
-      checkAnswer: async (call, outcome) => {
-        const tools = (await this.#loadAgent())?.config.tools ?? [];
-        const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
-        if (approvalProblem !== undefined) return { kind: "invalid", message: approvalProblem };
-        const resultProblem = resultSchemaProblem(call, outcome, tools);
-        return resultProblem === undefined ? undefined : { kind: "invalid_result", message: resultProblem };
+    this.#owner = new PendingCallOwner(
+      { storage: () => this.#storage, journal: () => this.#journal, scheduler: this.#scheduler },
+      {
+        database: () => getDatabase(env.DB),
+        space: (spaceId) => spaceStub(env, spaceId),
+        checkAnswer: async (call, outcome) => {
+          const tools = (await this.#loadAgent())?.config.tools ?? [];
+          const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
+          if (approvalProblem !== undefined) return { kind: "invalid", message: approvalProblem };
+          const resultProblem = resultSchemaProblem(call, outcome, tools);
+          return resultProblem === undefined ? undefined : { kind: "invalid_result", message: resultProblem };
+        },
+        publish: (type, data) => this.#publish(type, data),
+        notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
+        callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, this.#origin.get(), pendingId, expiresAt),
       },
-      publish: (type, data) => this.#publish(type, data),
-      notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
-      callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, this.#origin.get(), pendingId, expiresAt),
-    });
+    );
     this.#toolRuntime = {
       calls: this.#owner,
-      setDeadline: (deadline) => {
-        this.#storage.setDeadline(deadline);
-        // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
-        if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+      deadlines: {
+        set: (deadline) => {
+          this.#storage.setDeadline(deadline);
+          // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
+          if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+        },
+        delete: (id) => this.#storage.deleteDeadline(id),
+        wakeLater: (wake) => {
+          const id = `sleep:${wake.eventId}`;
+          // Done again after a restart: the wake-up is armed already, or its event is in the inbox.
+          if (this.#storage.getDeadline(id) || this.#storage.hasEvent(wake.eventId)) return;
+          const event = {
+            type: "tool_result" as const,
+            toolCallId: wake.toolCallId,
+            toolName: wake.toolName,
+            runId: wake.runId,
+            result: wake.result,
+            ...(wake.hop > 0 && { hop: wake.hop }),
+          };
+          this.#storage.setDeadline({ id, kind: "sleep", dueAt: wake.dueAt, payload: { eventId: wake.eventId, event } });
+        },
       },
-      deleteDeadline: (id) => this.#storage.deleteDeadline(id),
-      sendWebhook: (toolCallId, url, body, giveUpAt) => this.#webhooks.send({ toolCallId, url, body, attempt: 1, ...(giveUpAt !== undefined && { giveUpAt }) }),
-      notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
-      takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`),
-      wakeLater: (wake) => {
-        const id = `sleep:${wake.eventId}`;
-        // Done again after a restart: the wake-up is armed already, or its event is in the inbox.
-        if (this.#storage.getDeadline(id) || this.#storage.hasEvent(wake.eventId)) return;
-        const event = { type: "tool_result" as const, toolCallId: wake.toolCallId, toolName: wake.toolName, runId: wake.runId, result: wake.result, ...(wake.hop > 0 && { hop: wake.hop }) };
-        this.#storage.setDeadline({ id, kind: "sleep", dueAt: wake.dueAt, payload: { eventId: wake.eventId, event } });
+      outbox: {
+        sendWebhook: (toolCallId, url, body, giveUpAt) => this.#webhooks.send({ toolCallId, url, body, attempt: 1, ...(giveUpAt !== undefined && { giveUpAt }) }),
+        notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
+        delegate: (agentId, task) => delegateTask(env, agentId, task),
       },
-      mcp: this.#mcp,
-      queues: this.#queues,
-      cache: this.#cache,
-      recordCall: (stat) => this.#stats.record(stat),
-      delegate: (agentId, task) => delegateTask(env, agentId, task),
+      kept: { mcp: this.#mcp, queues: this.#queues, cache: this.#cache, recordCall: (stat) => this.#stats.record(stat) },
+      inbox: { takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`) },
     };
     // One start, before any request, alarm or socket event (they wait for it): the tables first
     // (nothing above reads storage), then recovery. A start that throws resets the object (the
@@ -198,7 +203,14 @@ export class AgentDO extends DurableObject<AppEnv> {
     else if (call.status === "resolved" || call.status === "expired") {
       const error = call.status === "expired" ? `Tool "${call.toolName}" expired` : undefined;
       this.#storage.enqueue(
-        { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: call.status === "resolved" ? call.result : null, ...(error && { error }) },
+        {
+          type: "tool_result",
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          runId: call.runId,
+          result: call.status === "resolved" ? call.result : null,
+          ...(error && { error }),
+        },
         eventId ?? `evt_redeliver_${call.toolCallId}_${Date.now()}`,
       );
       await this.#scheduler.owe();
@@ -311,7 +323,7 @@ export class AgentDO extends DurableObject<AppEnv> {
    */
   override async alarm(): Promise<void> {
     await this.#scheduler.alarm(async () => {
-      if (this.#storage.allStaged().length > 0) await this.#owner.reconcile();
+      if (this.#storage.hasStaged()) await this.#owner.reconcile();
       await processDeadlines({
         env: this.env,
         storage: this.#storage,
@@ -336,7 +348,7 @@ export class AgentDO extends DurableObject<AppEnv> {
     return {
       earliestDeadline: this.#storage.earliestDeadline(),
       nextCycleAt: active ? active.notBefore : nextReadyAt === undefined ? undefined : Math.max(nextReadyAt, notBefore ?? 0),
-      staged: this.#storage.allStaged().length > 0,
+      staged: this.#storage.hasStaged(),
     };
   }
 
@@ -352,6 +364,8 @@ export class AgentDO extends DurableObject<AppEnv> {
         return;
       }
       const outcome = await runCycle(this.#cycleHost(agent));
+      // The cycle's tool statistics, written behind in one statement.
+      this.#stats.flush();
       if (outcome.status === "idle" || outcome.status === "waiting") return;
     }
   }
@@ -362,22 +376,25 @@ export class AgentDO extends DurableObject<AppEnv> {
       storage: this.#storage,
       journal: this.#journal,
       agent,
-      loadKnowledge: (knowledge) => this.#loadKnowledge(knowledge),
-      loadSpaces: async (database) => {
-        this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
-        return this.#spaces;
+      knowledge: {
+        load: (knowledge) => this.#loadKnowledge(knowledge),
+        invalidate: () => {
+          this.#knowledge = undefined;
+        },
+        plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
       },
-      invalidateKnowledge: () => {
-        this.#knowledge = undefined;
+      effects: {
+        loadSpaces: async (database) => {
+          this.#spaces ??= (await listSpacesOfEntity(database, agent.entityId)).map(({ id, name }) => ({ id, name }));
+          return this.#spaces;
+        },
+        publish: (type, data) => this.#publish(type, data),
+        wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
+        publicOrigin: () => this.#origin.get(),
+        fanOut: (eventId) => this.#notifier.fanOutSoon(eventId),
       },
-      plansChanged: (changed, deletedIds) => this.#plansChanged(changed, deletedIds),
-      publish: (type, data) => this.#publish(type, data),
-      wakeMentioned: (message, spaceName, hop) => this.#wakeMentioned(agent, message, spaceName, hop),
-      publicOrigin: () => this.#origin.get(),
-      deleted: this.#deleted.signal,
-      stopped: this.#stopped.signal,
+      signals: { deleted: this.#deleted.signal, stopped: this.#stopped.signal },
       toolRuntime: this.#toolRuntime,
-      fanOut: (eventId) => this.#notifier.fanOutSoon(eventId),
     };
   }
 
@@ -404,7 +421,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       this.#publish("agent.cycle.interrupted", { runId: run.runId, step: run.step, attempt: run.attempt });
     }
     // Anything owed gets the alarm (only ever earlier: an alarm about to fire keeps its run).
-    if (run || this.#storage.allStaged().length > 0 || this.#storage.readyCount() > 0) await this.#scheduler.schedule({ earlierOnly: true });
+    if (run || this.#storage.hasStaged() || this.#storage.readyCount() > 0) await this.#scheduler.schedule({ earlierOnly: true });
   }
 
   // ── pending calls ──────────────────────────────────────────────────────
@@ -421,9 +438,12 @@ export class AgentDO extends DurableObject<AppEnv> {
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {
     const { toolCallId } = deadline.payload;
-    setTimeout(() => {
-      this.#owner.expire(toolCallId).catch((error: unknown) => console.error("expiry failed", toolCallId, error));
-    }, Math.max(0, deadline.dueAt - Date.now()));
+    setTimeout(
+      () => {
+        this.#owner.expire(toolCallId).catch((error: unknown) => console.error("expiry failed", toolCallId, error));
+      },
+      Math.max(0, deadline.dueAt - Date.now()),
+    );
   }
 
   // ── internals ──────────────────────────────────────────────────────────

@@ -18,7 +18,12 @@ export type AgentSummary = {
 
 export async function listAgentsPage(database: Database, options: { limit: number; cursor?: PageCursor }): Promise<Page<AgentSummary>> {
   const { where, orderBy } = pageAfter(agents, options.cursor);
-  const rows = await database.select().from(agents).where(where).orderBy(...orderBy).limit(options.limit + 1);
+  const rows = await database
+    .select()
+    .from(agents)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(options.limit + 1);
   const page = toPage(rows, options.limit);
   return {
     nextCursor: page.nextCursor,

@@ -68,7 +68,9 @@ export const agentMigrations: readonly ObjectMigration[] = [
     up(sql) {
       const present = new Set(
         sql
-          .exec<{ qualified: string }>("SELECT 'journal_calls.' || name AS qualified FROM pragma_table_info('journal_calls') UNION ALL SELECT 'journal_waits.' || name FROM pragma_table_info('journal_waits')")
+          .exec<{ qualified: string }>(
+            "SELECT 'journal_calls.' || name AS qualified FROM pragma_table_info('journal_calls') UNION ALL SELECT 'journal_waits.' || name FROM pragma_table_info('journal_waits')",
+          )
           .toArray()
           .map((row) => row.qualified),
       );

@@ -10,12 +10,12 @@ import { z } from "zod";
 import { countedSql } from "../db/object-statements";
 import { parseStoredJson, parseStoredValue } from "../db/parse-stored-json";
 import { createId } from "../ids";
-import { CallExpiryDeadline, ToolTimeoutDeadline, WebhookDeadline } from "../tools/engine/tool-deadlines";
-import { ToolOutcome } from "../tools/engine/tool-outcome";
+import { CallExpiryDeadline, ToolOutcome, ToolTimeoutDeadline } from "../tools";
+import { WebhookDeadline } from "../webhooks/webhook-deadline";
 import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
 import { StateValues } from "./state-values";
 import { SubagentAnswerDeadline } from "./subagent-answer-deadline";
-import { NotifyDeadline } from "./event-notifier";
+import { NotifyDeadline } from "../webhooks/event-notifier";
 
 /** One row of the deadline table, by kind (the alarm fires at the earliest). */
 export const Deadline = z.discriminatedUnion("kind", [
@@ -32,7 +32,7 @@ export const Deadline = z.discriminatedUnion("kind", [
   z.object({ id: z.string(), kind: z.literal("sleep"), dueAt: z.number(), payload: z.object({ eventId: z.string(), event: ToolResultEvent }) }),
   /** A sub-agent's answer to the agent that gave it a task, sent until that agent's object takes it. */
   SubagentAnswerDeadline,
-  /** An event for webhook subscriptions, not yet fanned out (`event-notifier.ts`). */
+  /** An event for webhook subscriptions, not yet fanned out (`webhooks/event-notifier.ts`). */
   NotifyDeadline,
 ]);
 
@@ -63,6 +63,8 @@ export class AgentStorage {
     } catch (error) {
       // Rolled back: what was read into memory inside it may no longer be so.
       this.#claimedMemo = undefined;
+      this.#earliestMemo = undefined;
+      this.#stagedMemo = undefined;
       this.#state.forget();
       throw error;
     }
@@ -75,16 +77,20 @@ export class AgentStorage {
    */
   #claimedMemo: { runId: string; events: QueuedEvent[] } | undefined;
 
+  /**
+   * The earliest deadline and whether any outcome is staged, read once and
+   * kept until a write here changes them (this is their only writer; a
+   * rolled-back transaction forgets them): the scheduler asks for both every
+   * time it decides where the alarm goes. `null`: none.
+   */
+  #earliestMemo: { at: number | null } | undefined;
+  #stagedMemo: boolean | undefined;
+
   // ── inbox ──────────────────────────────────────────────────────────────
 
   /** Queues an event; an id the inbox already holds is ignored (redelivery is idempotent). */
   enqueue(event: InboxEvent, id: string = createId("evt")): string {
-    this.#sql.exec(
-      "INSERT INTO inbox (id, event, received_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
-      id,
-      JSON.stringify(event),
-      new Date().toISOString(),
-    );
+    this.#sql.exec("INSERT INTO inbox (id, event, received_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING", id, JSON.stringify(event), new Date().toISOString());
     return id;
   }
 
@@ -95,9 +101,7 @@ export class AgentStorage {
 
   /** Events ready to be processed now (not claimed by a run, not backing off). */
   readyCount(now = Date.now()): number {
-    const row = this.#sql
-      .exec<{ count: number }>("SELECT COUNT(*) AS count FROM inbox WHERE run_id IS NULL AND not_before <= ?", now)
-      .toArray()[0];
+    const row = this.#sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM inbox WHERE run_id IS NULL AND not_before <= ?", now).toArray()[0];
     return row?.count ?? 0;
   }
 
@@ -200,6 +204,7 @@ export class AgentStorage {
 
   /** Adds or moves a deadline; the same id never makes two. */
   setDeadline(deadline: Deadline): void {
+    this.#earliestMemo = undefined;
     this.#sql.exec(
       "INSERT INTO deadlines (id, kind, due_at, payload) VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, due_at = excluded.due_at, payload = excluded.payload",
       deadline.id,
@@ -210,6 +215,7 @@ export class AgentStorage {
   }
 
   deleteDeadline(id: string): void {
+    this.#earliestMemo = undefined;
     this.#sql.exec("DELETE FROM deadlines WHERE id = ?", id);
   }
 
@@ -226,8 +232,8 @@ export class AgentStorage {
   }
 
   earliestDeadline(): number | undefined {
-    const row = this.#sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deadlines").toArray()[0];
-    return row?.at ?? undefined;
+    this.#earliestMemo ??= { at: this.#sql.exec<{ at: number | null }>("SELECT MIN(due_at) AS at FROM deadlines").toArray()[0]?.at ?? null };
+    return this.#earliestMemo.at ?? undefined;
   }
 
   #deadlines(rows: DeadlineRow[]): Deadline[] {
@@ -238,7 +244,7 @@ export class AgentStorage {
       if (parsed.ok) deadlines.push(parsed.value);
       else {
         console.error("dropping an unreadable deadline", row.id, parsed.reason);
-        this.#sql.exec("DELETE FROM deadlines WHERE id = ?", row.id);
+        this.deleteDeadline(row.id);
       }
     }
     return deadlines;
@@ -247,6 +253,7 @@ export class AgentStorage {
   // ── staged outcomes ────────────────────────────────────────────────────
 
   stage(toolCallId: string, outcome: ToolOutcome, now = Date.now()): void {
+    this.#stagedMemo = undefined;
     this.#sql.exec(
       "INSERT INTO staged_outcomes (call_id, outcome, staged_at) VALUES (?, ?, ?) ON CONFLICT(call_id) DO UPDATE SET outcome = excluded.outcome, staged_at = excluded.staged_at",
       toolCallId,
@@ -256,7 +263,14 @@ export class AgentStorage {
   }
 
   unstage(toolCallId: string): void {
+    this.#stagedMemo = undefined;
     this.#sql.exec("DELETE FROM staged_outcomes WHERE call_id = ?", toolCallId);
+  }
+
+  /** Whether any outcome is staged (a transition a crash may have cut short). */
+  hasStaged(): boolean {
+    this.#stagedMemo ??= this.#sql.exec<{ one: number }>("SELECT 1 AS one FROM staged_outcomes LIMIT 1").toArray().length > 0;
+    return this.#stagedMemo;
   }
 
   staged(toolCallId: string): StagedOutcome | undefined {
@@ -273,7 +287,7 @@ export class AgentStorage {
       if (parsed.ok) return [{ toolCallId: row.call_id, outcome: parsed.value, stagedAt: row.staged_at }];
       // Never delivered as something it is not: the call stays as D1 has it (pending calls expire), and the row goes.
       console.error("dropping an unreadable staged outcome", row.call_id, parsed.reason);
-      this.#sql.exec("DELETE FROM staged_outcomes WHERE call_id = ?", row.call_id);
+      this.unstage(row.call_id);
       return [];
     });
   }

@@ -11,8 +11,7 @@
  */
 import type { ModelMessage } from "ai";
 import type { RunToolCall } from "../db/runs";
-import type { ToolPipeline } from "../tools/engine/tool-pipeline";
-import { toModelOutput, type ToolOutcome } from "../tools/engine/tool-outcome";
+import { toModelOutput, type ToolOutcome, type ToolPipeline } from "../tools";
 import type { JournalCall, StepRecord } from "./cycle-journal";
 import { emptyUsage } from "./cycle-journal";
 import { finishToolCall } from "./cycle-stream";

@@ -11,7 +11,7 @@ import { type ModelMessage, modelMessageSchema } from "ai";
 import { z } from "zod";
 import { parseStoredJson } from "../db/parse-stored-json";
 import { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
-import { ToolOutcome } from "../tools/engine/tool-outcome";
+import { ToolOutcome } from "../tools";
 import type { AgentStorage } from "./agent-storage";
 
 export const ActiveRun = z.object({
@@ -141,7 +141,10 @@ export class CycleJournal {
       .map((row) => {
         const messages = parseStoredJson(StoredMessages, row.messages);
         const record = parseStoredJson(StepRecord, row.record);
-        if (!messages.ok || !record.ok) throw new Error(`Step ${row.step} of run ${runId} is in the journal but cannot be read (${messages.ok ? "" : `messages: ${messages.reason}`}${!messages.ok && !record.ok ? "; " : ""}${record.ok ? "" : `record: ${record.reason}`})`);
+        if (!messages.ok || !record.ok)
+          throw new Error(
+            `Step ${row.step} of run ${runId} is in the journal but cannot be read (${messages.ok ? "" : `messages: ${messages.reason}`}${!messages.ok && !record.ok ? "; " : ""}${record.ok ? "" : `record: ${record.reason}`})`,
+          );
         return { messages: messages.value, record: record.value };
       });
   }
@@ -271,7 +274,10 @@ export class CycleJournal {
 
   /** Every open wait of a run (a failed run closes them). */
   openWaits(runId: string): string[] {
-    return this.#sql.exec<{ pending_id: string }>("SELECT pending_id FROM journal_waits WHERE run_id = ? AND outcome IS NULL", runId).toArray().map((row) => row.pending_id);
+    return this.#sql
+      .exec<{ pending_id: string }>("SELECT pending_id FROM journal_waits WHERE run_id = ? AND outcome IS NULL", runId)
+      .toArray()
+      .map((row) => row.pending_id);
   }
 
   /** The calls of one step, in the order they started. */

@@ -15,55 +15,72 @@ import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import { createModel } from "../models/create-model";
 import type { Message } from "../protocol/message";
-import { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import { describeBuiltins } from "../tools/builtins/describe-builtins";
+import type { SpaceEventBuffer } from "../spaces/space-event-buffer";
+import {
+  assembleTools,
+  builtinProvider,
+  CallIds,
+  createSendMessageStreamer,
+  describeBuiltins,
+  providersOf,
+  type ToolContext,
+  ToolPipeline,
+  type ToolRuntime,
+  type ToolStreamObserver,
+} from "../tools";
 import { mediaToolResults } from "../models/media-tool-results";
-import { builtinProvider } from "../tools/providers/builtin-provider";
-import { createSendMessageStreamer } from "../tools/builtins/send-message-streamer";
-import { CallIds } from "../tools/engine/call-ids";
-import { assembleTools } from "../tools/providers/assemble-tools";
-import { providersOf } from "../tools/providers/providers-of";
 import type { AgentStorage } from "./agent-storage";
-import type { ToolContext, ToolRuntime } from "../tools/tool-context";
 import type { ActiveRun, CycleJournal } from "./cycle-journal";
 import { DeferredMap } from "./deferred-map";
 import { presentEvents } from "./double-texting";
-import { ToolPipeline } from "../tools/engine/tool-pipeline";
 import { callbackUrl } from "../security/callback-token";
 import type { Goal } from "../knowledge/goals";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";
 import type { Memory } from "../knowledge/memories";
 import type { Plan } from "../knowledge/plans";
-import { buildReflectionPrompt, isReflectionRun } from "./reflection";
+import { buildReflectionPrompt, isReflectionRun } from "./reflection/reflection";
 import { buildSystemPrompt } from "./system-prompt";
-import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
 const inputSettleTimeoutMs = 10_000;
 
 export type Knowledge = { goals: Goal[]; memories: Memory[]; plans: Plan[] };
 
 /** What the agent object lends a cycle. */
+/** What a cycle runs on: the object's storage and journal, the agent, and what the object lends it, in small groups. */
 export type CycleHost = {
   env: AppEnv;
   storage: AgentStorage;
   journal: CycleJournal;
   agent: AgentRecord;
-  loadKnowledge(knowledge: KnowledgeContext): Promise<Knowledge>;
+  /** Goals, memories and plans, read once and kept by the object until a tool changes them. */
+  knowledge: KnowledgeCache;
+  effects: CycleEffects;
+  signals: {
+    /** Aborted when the agent is deleted: the cycle stops and records nothing. */
+    deleted: AbortSignal;
+    /** Aborted by an operator: the cycle stops at once and fails, keeping its events (the reason is the signal's). */
+    stopped: AbortSignal;
+  };
+  toolRuntime: ToolRuntime;
+};
+
+export type KnowledgeCache = {
+  load(knowledge: KnowledgeContext): Promise<Knowledge>;
+  invalidate(): void;
+  plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
+};
+
+/** What a cycle asks of the agent object besides its storage. */
+export type CycleEffects = {
   /** The spaces the agent belongs to (cached by the agent object, refreshed on membership changes). */
   loadSpaces(database: Database): Promise<{ id: string; name: string }[]>;
-  invalidateKnowledge(): void;
-  plansChanged(changed: PlanSchedule[], deletedIds: string[]): void;
+  /** The agent stream. */
   publish(type: string, data: Record<string, unknown>): void;
-  /** Where the gateway is reachable (`PUBLIC_URL`, else the origin requests last came in on), for callback URLs. */
-  publicOrigin(): string | undefined;
-  /** Aborted when the agent is deleted: the cycle stops and records nothing. */
-  deleted: AbortSignal;
-  /** Aborted by an operator: the cycle stops at once and fails, keeping its events (the reason is the signal's). */
-  stopped: AbortSignal;
   /** Wakes the agents a reply mentions, one hop further than the cycle; says why if it refused. */
   wakeMentioned(message: Message, spaceName: string | undefined, hop: number): Promise<{ refused?: string }>;
-  toolRuntime: ToolRuntime;
-  /** Fans out webhook events queued with the run's end (`event-notifier.ts`). */
+  /** Where the gateway is reachable (`PUBLIC_URL`, else the origin requests last came in on), for callback URLs. */
+  publicOrigin(): string | undefined;
+  /** Fans out webhook events queued with the run's end (`webhooks/event-notifier.ts`). */
   fanOut(eventId: string): void;
 };
 
@@ -87,9 +104,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   const claimed = storage.claimed(run.runId);
   const reflection = isReflectionRun(claimed);
   // A reflection pass is in no space: it shows nowhere and can post nowhere.
-  const spaces = reflection ? [] : await host.loadSpaces(database);
-  const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.plansChanged };
-  const known = await host.loadKnowledge(knowledge);
+  const spaces = reflection ? [] : await host.effects.loadSpaces(database);
+  const knowledge: KnowledgeContext = { database, agentId: agent.id, plansChanged: host.knowledge.plansChanged };
+  const known = await host.knowledge.load(knowledge);
   let activeSpaceId = storage.read("active_space_id", z.string());
   if (activeSpaceId && !spaces.some((space) => space.id === activeSpaceId)) activeSpaceId = undefined;
 
@@ -105,7 +122,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     runId: run.runId,
     hop: run.hop,
     ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
-    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.publicOrigin(), pendingId, expiresAt),
+    callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.effects.publicOrigin(), pendingId, expiresAt),
     depth,
     stepNumber: () => run.step,
     mediaToolResults: mediaToolResults(agent.config.model),
@@ -118,7 +135,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       else storage.delete("active_space_id");
     },
     spaceEvents,
-    publish: host.publish,
+    publish: host.effects.publish,
     callIds,
     journal: {
       previous: (toolCallId) => journal.call(toolCallId),
@@ -135,15 +152,16 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       for (const space of await listSpacesOfEntity(database, agent.entityId)) context.spaces.set(space.id, space.name);
       return context.spaces.has(spaceId);
     },
-    knowledgeChanged: host.invalidateKnowledge,
+    knowledgeChanged: host.knowledge.invalidate,
     inputSettled: (modelToolCallId) => settled.wait(modelToolCallId, inputSettleTimeoutMs),
     wakeMentioned: async (message) => {
-      const { refused } = await host.wakeMentioned(message, context.spaces.get(message.spaceId), run.hop + 1);
+      const { refused } = await host.effects.wakeMentioned(message, context.spaces.get(message.spaceId), run.hop + 1);
       if (refused) journal.note(run, "refused", refused);
     },
     toolRuntime: host.toolRuntime,
     markInputSettled: (modelToolCallId) => settled.resolve(modelToolCallId),
-    runBatched: (call) => pipeline.run({ toolName: call.toolName, modelToolCallId: call.modelToolCallId, input: call.input, abortSignal: call.abortSignal, batchedAs: call.toolCallId }),
+    runBatched: (call) =>
+      pipeline.run({ toolName: call.toolName, modelToolCallId: call.modelToolCallId, input: call.input, abortSignal: call.abortSignal, batchedAs: call.toolCallId }),
     reportFinal: (toolCallId, report) => {
       // The same call done again after a restart finds its report already kept.
       if (run.notes.some((note) => note.toolCallId === toolCallId)) return;
@@ -155,7 +173,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   };
 
   // Sessions of servers that left the config, or sat idle, end (without holding the cycle up).
-  void host.toolRuntime.mcp.sweep(new Set((agent.config.mcp?.servers ?? []).map((server) => server.name))).catch((error: unknown) => console.error("MCP sweep failed", error));
+  void host.toolRuntime.kept.mcp.sweep(new Set((agent.config.mcp?.servers ?? []).map((server) => server.name))).catch((error: unknown) => console.error("MCP sweep failed", error));
   // Built-ins win a name clash, then the agent's own tools, then its providers and MCP servers in config order.
   // A reflection pass has the built-ins alone (and of those, the notes tools).
   const assembled = await assembleTools(context, reflection ? [builtinProvider()] : providersOf(agent.config));

@@ -7,12 +7,9 @@
  */
 import type { TextStreamPart, ToolSet } from "ai";
 import type { RunToolCall, RunUsage } from "../db/runs";
-import type { CallIds } from "../tools/engine/call-ids";
-import { isToolOutcome, outcomeError, outcomeFailureKind, outcomeResult, outcomeStatus, type ToolOutcome } from "../tools/engine/tool-outcome";
-import { SerialQueue } from "../tools/serial-queue";
+import { type CallIds, isToolOutcome, outcomeError, outcomeFailureKind, outcomeResult, outcomeStatus, SerialQueue, type ToolOutcome, type ToolStreamObserver } from "../tools";
 import { emptyUsage } from "./cycle-journal";
 import type { DeferredMap } from "./deferred-map";
-import type { ToolStreamObserver } from "../tools/tool-stream-observer";
 
 export type StepStream = {
   runId: string;

@@ -6,8 +6,8 @@
  */
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
-import { getPendingCall } from "../tools/engine/pending-calls";
-import { type AgentTask, agentTaskEventId } from "../tools/subagents/agent-task";
+import { getPendingCall } from "../tools";
+import { type AgentTask, agentTaskEventId } from "../protocol/agent-task";
 import { getAgent } from "./agent-record";
 import { agentStub } from "./agent-stub";
 

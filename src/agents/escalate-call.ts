@@ -7,15 +7,10 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { pendingToolCalls } from "../db/schema";
 import { isMember } from "../db/spaces";
-import { answeredByOnCard } from "../tools/engine/answered-by-on-card";
-import { messageIdForCall } from "../tools/engine/call-ids";
-import { getPendingCall } from "../tools/engine/pending-calls";
-import type { TimeoutResult } from "../tools/engine/pending-call-port";
-import { cardPart, settleCard } from "../tools/engine/tool-events";
-import type { WaitPolicy } from "../tools/wait-policy-config";
+import { answeredByOnCard, cardPart, getPendingCall, messageIdForCall, settleCard, type TimeoutResult, type WaitPolicy } from "../tools";
 import type { Database } from "../db/client";
 import type { SpacePort } from "../protocol/space-port";
-import type { WebhookEvent } from "../protocol/webhook-event";
+import type { WebhookEvent } from "../webhooks/webhook-event";
 
 /** What an escalation needs from the agent object (a part of the pending-call owner's host). */
 export type EscalationHost = {
@@ -29,7 +24,7 @@ export type EscalationHost = {
 export async function escalateCall(host: EscalationHost, pendingId: string, policy: WaitPolicy): Promise<Extract<TimeoutResult, { escalated: true }> | undefined> {
   const database = host.database();
   const call = await getPendingCall(database, pendingId);
-  if (!call || call.status !== "waiting") return undefined;
+  if (call?.status !== "waiting") return undefined;
   if (call.escalatedAt) {
     // Escalated before (the wait was continued after a restart): it goes on for the time the escalation gave it.
     const deadline = Date.parse(call.escalatedAt) + policy.timeoutMs;
@@ -66,7 +61,14 @@ export async function escalateCall(host: EscalationHost, pendingId: string, poli
     .get();
   if (!moved) return undefined;
   if (call.spaceId && call.messageId) {
-    await settleCard(host.space(call.spaceId), { spaceId: call.spaceId, messageId: call.messageId, minimal }, { toolCallId: pendingId, toolName: call.toolName, args: call.args }, { error: `Nobody answered in time; moved to space ${target}` }, undefined, { escalatedTo: target }).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
+    await settleCard(
+      host.space(call.spaceId),
+      { spaceId: call.spaceId, messageId: call.messageId, minimal },
+      { toolCallId: pendingId, toolName: call.toolName, args: call.args },
+      { error: `Nobody answered in time; moved to space ${target}` },
+      undefined,
+      { escalatedTo: target },
+    ).catch((error: unknown) => console.error("could not close the escalated card", pendingId, error));
   }
   host.notify(
     {
@@ -93,6 +95,13 @@ export async function escalateCall(host: EscalationHost, pendingId: string, poli
     },
     [target],
   );
-  host.publish("tool.escalated", { toolCallId: pendingId, toolName: call.toolName, from: call.spaceId, to: target, messageId: message.id, ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }) });
+  host.publish("tool.escalated", {
+    toolCallId: pendingId,
+    toolName: call.toolName,
+    from: call.spaceId,
+    to: target,
+    messageId: message.id,
+    ...(policy.escalateTo?.mentions && { mentions: policy.escalateTo.mentions }),
+  });
   return { escalated: true, deadline: Date.now() + policy.timeoutMs, card: { spaceId: target, messageId: message.id } };
 }

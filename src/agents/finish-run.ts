@@ -17,8 +17,8 @@ import { compactToolResults, trimConsciousness } from "./consciousness";
 import type { ActiveRun, CycleJournal, StepRecord } from "./cycle-journal";
 import type { InboxEvent } from "./inbox-event";
 import { queueSubagentAnswers } from "./subagent-answers";
-import { queueNotification } from "./event-notifier";
-import type { WebhookEvent } from "../protocol/webhook-event";
+import { queueNotification } from "../webhooks/event-notifier";
+import type { WebhookEvent } from "../webhooks/webhook-event";
 
 export const StoredRunRecord = z.object({
   runId: z.string(),

@@ -5,7 +5,7 @@
  * `reflection` is the agent's own follow-up after a cycle (never from outside).
  */
 import { z } from "@hono/zod-openapi";
-import { AgentTaskEvent } from "../tools/subagents/agent-task";
+import { AgentTaskEvent } from "../protocol/agent-task";
 
 const hop = z.number().int().min(0).max(1_000).optional();
 

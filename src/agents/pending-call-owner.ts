@@ -15,17 +15,27 @@
  * → the journal (`cycle-journal.ts`) and the live waiter here → the waiting
  * cycle (`tools/engine/await-outcome.ts`): six files.
  */
-import type { WebhookEvent } from "../protocol/webhook-event";
+import type { WebhookEvent } from "../webhooks/webhook-event";
 import { canonicalJson } from "../canonical-json";
 import type { Database } from "../db/client";
 import type { SpacePort } from "../protocol/space-port";
-import { KeyedLock } from "../tools/engine/keyed-lock";
-import { getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "../tools/engine/pending-calls";
-import type { PendingCallPort, SubmitAnswer, TimeoutResult } from "../tools/engine/pending-call-port";
+import {
+  failed,
+  getPendingCall,
+  KeyedLock,
+  outcomeError,
+  outcomeResult,
+  type PendingCall,
+  type PendingCallPort,
+  type PendingCallStatus,
+  settleCard,
+  type SubmitAnswer,
+  type TimeoutResult,
+  type ToolOutcome,
+  transitionPendingCall,
+  type WaitPolicy,
+} from "../tools";
 import type { ToolCallPart } from "../protocol/message";
-import { settleCard } from "../tools/engine/tool-events";
-import { failed, outcomeError, outcomeResult, type ToolOutcome } from "../tools/engine/tool-outcome";
-import type { WaitPolicy } from "../tools/wait-policy-config";
 import type { AgentStorage } from "./agent-storage";
 import { escalateCall } from "./escalate-call";
 import type { CycleJournal } from "./cycle-journal";
@@ -180,8 +190,16 @@ export class PendingCallOwner implements PendingCallPort {
         const call = await getPendingCall(this.host.database(), pendingId);
         if (call && !settledOf(call)) {
           const reason = "No answer in time";
-          const result = policy.onTimeout === "approve" ? { approved: true, automatic: true, reason } : call.kind === "approval" ? { approved: false, automatic: true, reason } : { denied: true, reason };
-          const outcome: ToolOutcome = call.kind === "approval" || policy.onTimeout === "approve" ? { type: "ok", value: result } : failed(`Nobody answered "${toolName}" within ${policy.timeoutMs}ms, so it was denied`);
+          const result =
+            policy.onTimeout === "approve"
+              ? { approved: true, automatic: true, reason }
+              : call.kind === "approval"
+                ? { approved: false, automatic: true, reason }
+                : { denied: true, reason };
+          const outcome: ToolOutcome =
+            call.kind === "approval" || policy.onTimeout === "approve"
+              ? { type: "ok", value: result }
+              : failed(`Nobody answered "${toolName}" within ${policy.timeoutMs}ms, so it was denied`);
           await this.#stage(pendingId, outcome);
           const won = await transitionPendingCall(this.host.database(), pendingId, ["waiting", "pending"], "resolved", { result });
           if (won) await this.#finish(won, outcome, result);
@@ -295,7 +313,14 @@ export class PendingCallOwner implements PendingCallPort {
     const error = outcomeError(outcome);
     const eventId = `evt_result_${call.toolCallId}`;
     this.parts.storage().enqueue(
-      { type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, runId: call.runId, result: outcome.type === "ok" ? outcome.value : null, ...(error !== undefined && { error }) },
+      {
+        type: "tool_result",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        runId: call.runId,
+        result: outcome.type === "ok" ? outcome.value : null,
+        ...(error !== undefined && { error }),
+      },
       eventId,
     );
     this.host.publish("agent.inbox.received", { eventId, event: { type: "tool_result", toolCallId: call.toolCallId } });

@@ -10,10 +10,10 @@
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
 import type { PendingCallOwner } from "./pending-call-owner";
-import type { WebhookSender } from "../tools/engine/webhook-sender";
+import type { WebhookSender } from "../webhooks/webhook-sender";
 import type { AgentStorage, Deadline } from "./agent-storage";
 import type { CycleJournal } from "./cycle-journal";
-import type { EventNotifier } from "./event-notifier";
+import type { EventNotifier } from "../webhooks/event-notifier";
 import { retryRunRecord } from "./finish-run";
 import { sendSubagentAnswer } from "./subagent-answers";
 import type { KnowledgeContext, PlanSchedule } from "../knowledge/knowledge-context";

@@ -10,8 +10,8 @@ import { z } from "zod";
 import type { RunNote } from "../db/runs";
 import { parseJsonSafely } from "../json";
 import type { SpacePort } from "../protocol/space-port";
-import { getPendingCall } from "../tools/engine/pending-calls";
-import type { WebhookDelivery } from "../tools/engine/webhook-sender";
+import { getPendingCall } from "../tools";
+import type { WebhookDelivery } from "../webhooks/webhook-sender";
 import { getDatabase } from "../db/client";
 import { noteOnRun, type RunNotesHost } from "./run-notes";
 

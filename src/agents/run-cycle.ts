@@ -12,9 +12,7 @@ import { createDatabase, type StatementCounter } from "../db/client";
 import { runs } from "../db/schema";
 import { createId } from "../ids";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
-import { messageIdForCall } from "../tools/engine/call-ids";
-import { settleCard } from "../tools/engine/tool-events";
-import { pendingToolNames } from "../tools/providers/pending-tool-names";
+import { messageIdForCall, pendingToolNames, settleCard } from "../tools";
 import { checkCycleBudget } from "./cycle-budget";
 import { debounceUntil, interrupts, presentEvents, supersededEvents } from "./double-texting";
 import { type ActiveRun, emptyUsage, type StepRecord, StoredMessages } from "./cycle-journal";
@@ -25,7 +23,7 @@ import { commitRunEnd, type RunEnd, writeRunRecord } from "./finish-run";
 import { sendQueuedAnswers } from "./subagent-answers";
 import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
-import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection";
+import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection/reflection";
 import { inboxMessage } from "./system-prompt";
 import { z } from "zod";
 
@@ -52,7 +50,7 @@ export async function runCycle(host: CycleHost): Promise<CycleOutcome> {
   const run = beginRun(host);
   if ("waiting" in run) return { status: "waiting", until: run.waiting };
   if (!run.started) return { status: "idle" };
-  return attempt(host, run.started);
+  return attempt(host, run.started, { fresh: true });
 }
 
 /** Claims the ready events into a new run, if the cycle budget allows one now. */
@@ -72,7 +70,7 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
     storage.write("cycle_not_before", budget.retryAt);
     if (storage.read("throttled_since", z.number()) === undefined) {
       storage.write("throttled_since", now);
-      host.publish("agent.cycle.throttled", { limit: agent.config.limits.maxCyclesPerMinute, retryAt: new Date(budget.retryAt).toISOString() });
+      host.effects.publish("agent.cycle.throttled", { limit: agent.config.limits.maxCyclesPerMinute, retryAt: new Date(budget.retryAt).toISOString() });
     }
     return { waiting: budget.retryAt };
   }
@@ -94,12 +92,28 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
       notBefore: 0,
       step: 0,
       usage: emptyUsage(),
-      notes: superseded.length === 0 ? [] : [{ at: new Date(now).toISOString(), kind: "superseded", message: `Double texting "latest": ${superseded.length} earlier message(s) dropped for newer ones (${superseded.map((queued) => queued.id).join(", ")})` }],
-      running: false,
+      notes:
+        superseded.length === 0
+          ? []
+          : [
+              {
+                at: new Date(now).toISOString(),
+                kind: "superseded",
+                message: `Double texting "latest": ${superseded.length} earlier message(s) dropped for newer ones (${superseded.map((queued) => queued.id).join(", ")})`,
+              },
+            ],
+      // Its first attempt starts at once (`attempt`), so it is saved running, with a scripted
+      // model's place in its script for the first step: one save instead of three.
+      running: true,
+      ...(agent.config.model.provider === "scripted" && { scriptedTurn: storage.read("scripted_turn", scriptedTurn) ?? 0 }),
     };
     const throttledSince = storage.read("throttled_since", z.number());
     if (throttledSince !== undefined) {
-      run.notes.push({ at: run.startedAt, kind: "throttled", message: `Started ${((now - throttledSince) / 1000).toFixed(1)} s late: limits.maxCyclesPerMinute is ${agent.config.limits.maxCyclesPerMinute}` });
+      run.notes.push({
+        at: run.startedAt,
+        kind: "throttled",
+        message: `Started ${((now - throttledSince) / 1000).toFixed(1)} s late: limits.maxCyclesPerMinute is ${agent.config.limits.maxCyclesPerMinute}`,
+      });
       storage.delete("throttled_since");
     }
     storage.write("cycle_starts", budget.starts);
@@ -109,15 +123,19 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
 }
 
 /** One attempt at a run: from its first step, or from where the journal says it stopped. */
-async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
+async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boolean } = {}): Promise<CycleOutcome> {
   const { env, storage, journal, agent } = host;
-  const resumed = run.attempt > 1 || run.step > 0 || journal.openCalls(run.runId).length > 0;
-  run.running = true;
-  journal.saveRun(run);
+  // A run that has just begun has nothing journaled to continue: nothing is looked up.
+  const resumed = !options.fresh && (run.attempt > 1 || run.step > 0 || journal.openCalls(run.runId).length > 0);
+  // A run that begins now was saved running already (`beginRun`); a continued one is marked here.
+  if (!run.running) {
+    run.running = true;
+    journal.saveRun(run);
+  }
   const counter: StatementCounter = { count: 0 };
   const database = createDatabase(env.DB, counter);
   const spaceEvents = new SpaceEventBuffer(env);
-  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.deleted, host.stopped]);
+  const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.signals.deleted, host.signals.stopped]);
   let prepared: Attempt | undefined;
   /** The spaces that hear about this run: known before anything that may fail (a model without its key). */
   let audience: Pick<Attempt, "spaceIds"> | undefined;
@@ -127,28 +145,45 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     if (!resumed) {
       const trigger = storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: 1, ...queued.event }));
       // Written while the cycle starts thinking; the end of the run writes the full record either way.
-      runRowWritten = database.insert(runs).values({ id: run.runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger }).onConflictDoNothing().catch((error: unknown) => {
-        console.error("could not write the run's start", run.runId, error);
-      });
+      runRowWritten = database
+        .insert(runs)
+        .values({ id: run.runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger })
+        .onConflictDoNothing()
+        .catch((error: unknown) => {
+          console.error("could not write the run's start", run.runId, error);
+        });
     }
     // A reflection pass is in no space: nobody hears about it.
-    audience = { spaceIds: isReflectionRun(storage.claimed(run.runId)) ? [] : (await host.loadSpaces(database)).map((space) => space.id) };
+    audience = { spaceIds: isReflectionRun(storage.claimed(run.runId)) ? [] : (await host.effects.loadSpaces(database)).map((space) => space.id) };
     announce(host, audience, spaceEvents, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
     prepared = await prepareAttempt(host, run, database, spaceEvents);
     const { context, tools } = prepared;
 
-    const completed = journal.completedSteps(run.runId);
+    const completed = resumed ? journal.completedSteps(run.runId) : [];
     records = completed.map((step) => step.record);
     const previous = storage.read("consciousness", StoredMessages) ?? [];
     const messages: ModelMessage[] = [...previous, { role: "user", content: run.userMessage }, ...completed.flatMap((step) => step.messages)];
     const maxSteps = prepared.reflection ? (agent.config.reflection?.maxSteps ?? defaultReflectionSteps) : agent.config.loop.maxSteps;
     let done = records.length > 0 && stepEndsCycle(records[records.length - 1]);
 
-    if (!done && run.step < maxSteps) {
+    if (resumed && !done && run.step < maxSteps) {
       const calls = journal.calls(run.runId, run.step);
       if (calls.length > 0) {
-        const continued = await continueStep({ calls, pipeline: prepared.pipeline, messages, runId: run.runId, stepNumber: run.step, settled: prepared.settled, abortSignal, publish: host.publish });
-        journal.note(run, "redone", `Step ${run.step} continued after an interruption: ${continued.reused} call(s) kept their outcome, ${continued.redone} were done again under the same id; text and calls the model had not finished were dropped`);
+        const continued = await continueStep({
+          calls,
+          pipeline: prepared.pipeline,
+          messages,
+          runId: run.runId,
+          stepNumber: run.step,
+          settled: prepared.settled,
+          abortSignal,
+          publish: host.effects.publish,
+        });
+        journal.note(
+          run,
+          "redone",
+          `Step ${run.step} continued after an interruption: ${continued.reused} call(s) kept their outcome, ${continued.redone} were done again under the same id; text and calls the model had not finished were dropped`,
+        );
         journal.completeStep(run, continued.messages, continued.record);
         messages.push(...continued.messages);
         records.push(continued.record);
@@ -161,12 +196,16 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     }
 
     while (!done && run.step < maxSteps) {
-      run.scriptedTurn = storage.read("scripted_turn", scriptedTurn) ?? 0;
-      journal.saveRun(run);
+      // Where a scripted model is in its script as the step starts: a step cut short is asked again from here.
+      const turn = storage.read("scripted_turn", scriptedTurn) ?? 0;
+      if (run.scriptedTurn !== turn) {
+        run.scriptedTurn = turn;
+        journal.saveRun(run);
+      }
       const step = await runStep({
         runId: run.runId,
         stepNumber: run.step,
-        publish: host.publish,
+        publish: host.effects.publish,
         observers: prepared.observers,
         settled: prepared.settled,
         callIds: context.callIds,
@@ -191,7 +230,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
         journal.note(run, "interrupted", `Ended after step ${run.step - 1}: newer messages arrived (double texting "interrupt"); its events go to the next cycle with them`);
         await spaceEvents.drain();
         await runRowWritten;
-        if (host.deleted.aborted) return { status: "idle" };
+        if (host.signals.deleted.aborted) return { status: "idle" };
         await finish(host, run, audience, spaceEvents, { status: "interrupted", messages, records, d1Statements: counter.count + 1 });
         return { status: "interrupted", runId: run.runId };
       }
@@ -199,7 +238,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
 
     await spaceEvents.drain();
     await runRowWritten;
-    if (host.deleted.aborted) return { status: "idle" };
+    if (host.signals.deleted.aborted) return { status: "idle" };
     // A reflection pass leaves the consciousness as the cycle it reflected on left it, and is never reflected on.
     const reflect = shouldReflect(agent.config, records, prepared.reflection);
     await finish(host, run, audience, spaceEvents, {
@@ -214,8 +253,8 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     await spaceEvents.drain().catch(() => undefined);
     await runRowWritten;
     // The agent was deleted mid-cycle: there is nothing left to record.
-    if (host.deleted.aborted) return { status: "idle" };
-    const message = host.stopped.aborted ? `Aborted by an operator: ${publicErrorMessage(host.stopped.reason)}` : publicErrorMessage(error);
+    if (host.signals.deleted.aborted) return { status: "idle" };
+    const message = host.signals.stopped.aborted ? `Aborted by an operator: ${publicErrorMessage(host.signals.stopped.reason)}` : publicErrorMessage(error);
     if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
       const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";
       await failRun(host, run, audience, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
@@ -225,7 +264,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
     run.running = false;
     run.notBefore = Date.now() + retryDelayMs(run.attempt);
     journal.note(run, "retried", `Attempt ${run.attempt - 1} failed: ${message}; attempt ${run.attempt} at ${new Date(run.notBefore).toISOString()}`);
-    host.publish("agent.cycle.retrying", { runId: run.runId, attempt: run.attempt, error: message, retryAt: new Date(run.notBefore).toISOString() });
+    host.effects.publish("agent.cycle.retrying", { runId: run.runId, attempt: run.attempt, error: message, retryAt: new Date(run.notBefore).toISOString() });
     return { status: "waiting", until: run.notBefore };
   }
 }
@@ -233,7 +272,7 @@ async function attempt(host: CycleHost, run: ActiveRun): Promise<CycleOutcome> {
 /** A run whose attempts were all interrupted (or an operator stopped it while it waited to retry): it fails, keeping its events. */
 export async function giveUp(host: CycleHost, run: ActiveRun, reason?: string): Promise<CycleOutcome> {
   const spaceEvents = new SpaceEventBuffer(host.env);
-  const spaces = await host.loadSpaces(createDatabase(host.env.DB, { count: 0 })).catch(() => []);
+  const spaces = await host.effects.loadSpaces(createDatabase(host.env.DB, { count: 0 })).catch(() => []);
   const records = host.journal.stepRecords(run.runId);
   const last = [...run.notes].reverse().find((note) => note.kind === "recovered" || note.kind === "retried");
   const error = reason ?? `The run was interrupted ${run.attempt - 1} time(s) and gave up${last ? ` (last: ${last.message})` : ""}; events kept on this run`;
@@ -284,24 +323,26 @@ async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "
     run,
     { ...end, spaceIds: prepared?.spaceIds ?? [] },
   );
-  if (eventId) host.fanOut(eventId);
+  if (eventId) host.effects.fanOut(eventId);
   await writeRunRecord(host.env, host.storage, record);
-  await sendQueuedAnswers(host.env, host.storage, answers, host.publish);
-  host.publish("agent.cycle.finished", { runId: run.runId, status: end.status, usage: run.usage, d1Statements: end.d1Statements, ...(end.error && { error: end.error }) });
+  await sendQueuedAnswers(host.env, host.storage, answers, host.effects.publish);
+  host.effects.publish("agent.cycle.finished", { runId: run.runId, status: end.status, usage: run.usage, d1Statements: end.d1Statements, ...(end.error && { error: end.error }) });
   for (const spaceId of prepared?.spaceIds ?? []) {
-    spaceEvents.push(spaceId, { type: "agent.cycle.finished", data: { agentEntityId: agent.entityId, runId: run.runId, status: end.status, ...(end.error && { error: end.error }) } });
+    spaceEvents.push(spaceId, {
+      type: "agent.cycle.finished",
+      data: { agentEntityId: agent.entityId, runId: run.runId, status: end.status, ...(end.error && { error: end.error }) },
+    });
   }
   await spaceEvents.drain();
 }
 
 function announce(host: CycleHost, audience: Pick<Attempt, "spaceIds">, spaceEvents: SpaceEventBuffer, run: ActiveRun, type: "agent.cycle.started" | "agent.cycle.resumed"): void {
   const trigger = host.storage.claimed(run.runId).map((queued) => ({ id: queued.id, receivedAt: queued.receivedAt, attempt: run.attempt, ...queued.event }));
-  host.publish(type, { runId: run.runId, trigger, attempt: run.attempt, ...(type === "agent.cycle.resumed" && { step: run.step }) });
+  host.effects.publish(type, { runId: run.runId, trigger, attempt: run.attempt, ...(type === "agent.cycle.resumed" && { step: run.step }) });
   // A space hears that a run started once, not at every attempt.
   if (run.attempt > 1 || type !== "agent.cycle.started") return;
   for (const spaceId of audience.spaceIds) spaceEvents.push(spaceId, { type: "agent.cycle.started", data: { agentEntityId: host.agent.entityId, runId: run.runId } });
 }
-
 
 /** The entity whose message started a run: the first space message among its events. */
 function initiatorOf(events: { event: { type: string; entityId?: string } }[]): string | undefined {

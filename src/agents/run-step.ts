@@ -5,7 +5,7 @@
  * journaled before the next begins.
  */
 import { isStepCount, type LanguageModel, type ModelMessage, streamText, type ToolChoice, type ToolSet } from "ai";
-import { cycleEndingTools } from "../tools/builtin-tool-names";
+import { cycleEndingTools } from "../tools";
 import type { StepRecord } from "./cycle-journal";
 import { consumeStepStream, type StepStream } from "./cycle-stream";
 

@@ -1,6 +1,6 @@
 /** The deadline that keeps a sub-agent's answer until the caller's object takes it (`subagent-answers.ts`). */
 import { z } from "zod";
-import { ToolOutcome } from "../tools/engine/tool-outcome";
+import { ToolOutcome } from "../tools";
 
 export const SubagentAnswerDeadline = z.object({
   id: z.string(),

@@ -13,8 +13,7 @@
 import type { RunToolCall } from "../db/runs";
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
-import { getPendingCall } from "../tools/engine/pending-calls";
-import type { ToolOutcome } from "../tools/engine/tool-outcome";
+import { getPendingCall, type ToolOutcome } from "../tools";
 import { agentStub } from "./agent-stub";
 import type { AgentStorage } from "./agent-storage";
 import type { ActiveRun, StepRecord } from "./cycle-journal";
@@ -50,14 +49,24 @@ export function queueSubagentAnswers(
       end.status === "completed"
         ? { type: "ok", value: { ...finalAnswer(end.records), agentId: agent.id, runId: run.runId } }
         : { type: "error", message: `Agent "${agent.name}" could not finish the task: ${end.error ?? "its run failed"}`, kind: "upstream" };
-    storage.setDeadline({ id: deadlineId(toolCallId), kind: "subagent_answer", dueAt: now + backoffMs(1), payload: { toolCallId, parentAgentId: fromAgentId, outcome, attempt: 1 } });
+    storage.setDeadline({
+      id: deadlineId(toolCallId),
+      kind: "subagent_answer",
+      dueAt: now + backoffMs(1),
+      payload: { toolCallId, parentAgentId: fromAgentId, outcome, attempt: 1 },
+    });
     ids.push(deadlineId(toolCallId));
   }
   return ids;
 }
 
 /** Sends a queued answer to the caller's object; on failure tries again later (from the alarm). */
-export async function sendSubagentAnswer(env: AppEnv, storage: AgentStorage, deadline: SubagentAnswerDeadline, publish: (type: string, data: Record<string, unknown>) => void): Promise<void> {
+export async function sendSubagentAnswer(
+  env: AppEnv,
+  storage: AgentStorage,
+  deadline: SubagentAnswerDeadline,
+  publish: (type: string, data: Record<string, unknown>) => void,
+): Promise<void> {
   const { toolCallId, parentAgentId, outcome, attempt } = deadline.payload;
   try {
     const call = await getPendingCall(getDatabase(env.DB), toolCallId);

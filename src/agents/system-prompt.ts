@@ -3,7 +3,7 @@
  * spaces and active space, its goals, memories and plans, how its tools
  * behave, and a summary of this cycle's inbox.
  */
-import type { AgentIdentity } from "../tools/tool-context";
+import type { AgentIdentity } from "../tools";
 import type { Goal } from "../knowledge/goals";
 import type { Memory } from "../knowledge/memories";
 import type { Plan } from "../knowledge/plans";
@@ -84,7 +84,10 @@ export function buildSystemPrompt(input: PromptInput): string {
             "Goals",
             input.goals.map((goal) => `- [${goal.isCompleted ? "x" : " "}] (${goal.id}, priority ${goal.priority}${goal.isLongTerm ? ", long-term" : ""}) ${goal.description}`),
           ),
-          section("Memories", input.memories.map((memory) => `- ${memory.key}: ${memory.value}`)),
+          section(
+            "Memories",
+            input.memories.map((memory) => `- ${memory.key}: ${memory.value}`),
+          ),
           section(
             "Plans",
             input.plans.map((plan) => `- "${plan.name}" next ${plan.nextRunAt ?? "never (done)"}: ${plan.instruction}`),
@@ -94,18 +97,32 @@ export function buildSystemPrompt(input: PromptInput): string {
     ...(input.builtins?.sections ?? []),
     section("How you work", [
       "You live in cycles: each cycle you are woken by new inbox events (the latest user message lists them) and act with tools.",
-      ...(hasTool("send_message") ? [`People only see what you send with send_message into your active space.${hasTool("skip") ? " Use skip when there is nothing to do." : ""}`] : hasTool("skip") ? ["Use skip when there is nothing to do."] : []),
+      ...(hasTool("send_message")
+        ? [`People only see what you send with send_message into your active space.${hasTool("skip") ? " Use skip when there is nothing to do." : ""}`]
+        : hasTool("skip")
+          ? ["Use skip when there is nothing to do."]
+          : []),
       `Tool results that say pending arrive later as tool_result events in your inbox${hasTool("wait_for_results") ? ", or wait for them now with wait_for_results" : ""}.`,
     ]),
     ...(input.providerInstructions?.length
-      ? [section("Tool providers", input.providerInstructions.map((entry) => `### ${entry.provider} (${entry.kind})\n${entry.text}`))]
+      ? [
+          section(
+            "Tool providers",
+            input.providerInstructions.map((entry) => `### ${entry.provider} (${entry.kind})\n${entry.text}`),
+          ),
+        ]
       : []),
-    section("Inbox this cycle", input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`)),
+    section(
+      "Inbox this cycle",
+      input.events.map((queued) => `- ${describeEvent(queued, Math.min(2_000, input.maxEventChars ?? defaultMaxEventChars))}`),
+    ),
   ];
   return parts.join("\n\n");
 }
 
 /** The user message that records this cycle's inbox in the consciousness. */
 export function inboxMessage(events: QueuedEvent[], now: Date, maxEventChars = defaultMaxEventChars): string {
-  return [`[inbox at ${now.toISOString()}: ${events.length} event${events.length === 1 ? "" : "s"}]`, ...events.map((queued) => `- ${describeEvent(queued, maxEventChars)}`)].join("\n");
+  return [`[inbox at ${now.toISOString()}: ${events.length} event${events.length === 1 ? "" : "s"}]`, ...events.map((queued) => `- ${describeEvent(queued, maxEventChars)}`)].join(
+    "\n",
+  );
 }

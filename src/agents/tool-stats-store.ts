@@ -2,13 +2,15 @@
  * Call statistics per tool, kept in the agent object's storage (SQLite): the
  * totals since the agent was created (calls, failures by kind, cache hits,
  * bytes in and out) and the latencies of its last `keptLatencies` calls, from
- * which the median and p95 are read. Written as each call ends; read by
+ * which the median and p95 are read. Counted in memory as each call ends and
+ * written behind, in one statement for every tool a cycle used, when the
+ * cycle ends (or when they are read): they are statistics, so a crash in the
+ * middle of a cycle may lose that cycle's counts, never a record. Read by
  * `GET /api/agents/:agentId/tool-stats`. Deleted with the agent.
  */
 import { z } from "zod";
 import { parseStoredJson } from "../db/parse-stored-json";
-import { type CallStat, type CallTotals, countCall, emptyFailures, latencySummary, type ToolStatsSummary } from "../tools/engine/call-stats";
-import { FailureKind } from "../tools/engine/tool-outcome";
+import { type CallStat, type CallTotals, countCall, emptyFailures, FailureKind, latencySummary, type ToolStatsSummary } from "../tools";
 
 /** Latency percentiles are over each tool's most recent calls, this many. */
 export const keptLatencies = 500;
@@ -42,33 +44,51 @@ export class ToolStatsStore {
    * a write (the latencies are up to `keptLatencies` numbers).
    */
   readonly #rows = new Map<string, Totals>();
+  /** Tools counted since the last write: their provider and last call time. */
+  readonly #dirty = new Map<string, { provider: string; at: number }>();
 
   record(stat: CallStat): void {
     const totals = this.#totals(stat.toolName);
     countCall(totals, stat);
     totals.latencies.push(stat.latencyMs);
     if (totals.latencies.length > keptLatencies) totals.latencies.splice(0, totals.latencies.length - keptLatencies);
-    try {
-      this.sql.exec(
-        `INSERT INTO tool_stats (tool, provider, calls, failed, failures, cache_hits, bytes_in, bytes_out, latencies, last_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(tool) DO UPDATE SET provider = excluded.provider, calls = excluded.calls, failed = excluded.failed, failures = excluded.failures,
-           cache_hits = excluded.cache_hits, bytes_in = excluded.bytes_in, bytes_out = excluded.bytes_out, latencies = excluded.latencies, last_at = excluded.last_at`,
-        stat.toolName,
-        stat.provider,
-        totals.calls,
-        totals.failed,
-        JSON.stringify(totals.failures),
-        totals.cacheHits,
-        totals.bytesIn,
-        totals.bytesOut,
-        JSON.stringify(totals.latencies),
-        stat.at,
-      );
-    } catch (error) {
-      // Not written: the next call starts again from what the table holds.
-      this.#rows.delete(stat.toolName);
-      throw error;
+    this.#dirty.set(stat.toolName, { provider: stat.provider, at: stat.at });
+  }
+
+  /** Writes what was counted since the last write: one statement for up to ten tools. */
+  flush(): void {
+    const tools = [...this.#dirty];
+    this.#dirty.clear();
+    // Ten columns a row: ten rows a statement stay under the 100 bound parameters a statement may have.
+    for (let start = 0; start < tools.length; start += 10) {
+      const rows = tools.slice(start, start + 10);
+      try {
+        this.sql.exec(
+          `INSERT INTO tool_stats (tool, provider, calls, failed, failures, cache_hits, bytes_in, bytes_out, latencies, last_at)
+           VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+           ON CONFLICT(tool) DO UPDATE SET provider = excluded.provider, calls = excluded.calls, failed = excluded.failed, failures = excluded.failures,
+             cache_hits = excluded.cache_hits, bytes_in = excluded.bytes_in, bytes_out = excluded.bytes_out, latencies = excluded.latencies, last_at = excluded.last_at`,
+          ...rows.flatMap(([tool, { provider, at }]) => {
+            const totals = this.#totals(tool);
+            return [
+              tool,
+              provider,
+              totals.calls,
+              totals.failed,
+              JSON.stringify(totals.failures),
+              totals.cacheHits,
+              totals.bytesIn,
+              totals.bytesOut,
+              JSON.stringify(totals.latencies),
+              at,
+            ];
+          }),
+        );
+      } catch (error) {
+        // Not written: what memory holds is forgotten, so the next count starts again from the table.
+        for (const [tool] of rows) this.#rows.delete(tool);
+        console.error("could not write tool statistics", error);
+      }
     }
   }
 
@@ -91,8 +111,9 @@ export class ToolStatsStore {
     return totals;
   }
 
-  /** Every tool's statistics, most called first. */
+  /** Every tool's statistics, most called first (what was counted and not yet written is written first). */
   read(): AgentToolStats[] {
+    this.flush();
     return this.sql
       .exec<Row>("SELECT * FROM tool_stats ORDER BY calls DESC, tool")
       .toArray()

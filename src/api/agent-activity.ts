@@ -21,7 +21,7 @@ import { AgentIdParam, errorResponses, ErrorResponse, jsonBody, jsonContent, que
 import { routeAccess } from "./route-access";
 import { AfterSeqParam, checkStreamRequest, streamRequest } from "./streams";
 import { ToolStats } from "./tool-stats";
-import { runToolStats } from "../tools/engine/call-stats";
+import { runToolStats } from "../tools";
 import type { Run as RunRecord } from "../db/runs";
 import type { AppEnv } from "../env";
 
@@ -45,13 +45,25 @@ const Run = z
     finishedAt: z.string().nullable(),
     /** `GET /api/runs/:runId` only: the run's calls still waiting for an answer, with their callback URLs. */
     pendingCalls: z
-      .array(z.object({ toolCallId: z.string(), kind: z.enum(["call", "approval"]), toolName: z.string(), status: z.string(), expiresAt: z.string().nullable(), callbackUrl: z.string() }))
+      .array(
+        z.object({
+          toolCallId: z.string(),
+          kind: z.enum(["call", "approval"]),
+          toolName: z.string(),
+          status: z.string(),
+          expiresAt: z.string().nullable(),
+          callbackUrl: z.string(),
+        }),
+      )
       .optional(),
     toolStats: z.array(ToolStats).openapi({ description: "The run's tool calls summed up per tool" }),
   })
   .openapi("Run");
 
-const InboxPush = z.object({ type: z.literal("external"), data: z.unknown() }).strict().openapi("InboxPush");
+const InboxPush = z
+  .object({ type: z.literal("external"), data: z.unknown() })
+  .strict()
+  .openapi("InboxPush");
 
 async function requireAgent(env: AppEnv, agentId: string) {
   const database = getDatabase(env.DB);
@@ -133,7 +145,10 @@ export const agentActivityRoutes = createRouter()
       "pendingToolCalls",
       z.unknown(),
       z.object({
-        status: z.enum(["waiting", "pending", "resolved", "expired"]).optional().openapi({ param: { name: "status", in: "query" } }),
+        status: z
+          .enum(["waiting", "pending", "resolved", "expired"])
+          .optional()
+          .openapi({ param: { name: "status", in: "query" } }),
         limit: queryInteger("limit", 1, 500),
       }),
     ),
@@ -165,7 +180,11 @@ export const agentActivityRoutes = createRouter()
       const { data } = c.req.valid("json");
       const hop = c.get("hop");
       // With an Idempotency-Key the event id is derived from it: the inbox ignores a retry.
-      const { eventId } = await agentStub(c.env, agentId).deliver({ type: "external", data, ...(hop > 0 && { hop }) }, c.get("idempotency") ? newId(c, "evt") : undefined, new URL(c.req.url).origin);
+      const { eventId } = await agentStub(c.env, agentId).deliver(
+        { type: "external", data, ...(hop > 0 && { hop }) },
+        c.get("idempotency") ? newId(c, "evt") : undefined,
+        new URL(c.req.url).origin,
+      );
       return c.json({ eventId }, 202);
     },
   )

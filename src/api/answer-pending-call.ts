@@ -9,9 +9,7 @@ import { agentStub } from "../agents/agent-stub";
 import { canonicalJson } from "../canonical-json";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
-import { getPendingCall, type PendingCall } from "../tools/engine/pending-calls";
-import type { SubmitAnswer } from "../tools/engine/pending-call-port";
-import { outcomeResult } from "../tools/engine/tool-outcome";
+import { getPendingCall, outcomeResult, type PendingCall, type SubmitAnswer } from "../tools";
 import type { ApiContext, ApiEnv } from "./context";
 
 export type Submission = { type: "ok"; value: unknown } | { type: "error"; message: string };

@@ -91,7 +91,7 @@ export function createApp() {
     info: {
       title: "Switchboard",
       version: c.env.SWITCHBOARD_VERSION,
-      description: "An edge gateway where AI agents, people and services meet. Errors: {\"error\": {\"code\", \"message\"}}.",
+      description: 'An edge gateway where AI agents, people and services meet. Errors: {"error": {"code", "message"}}.',
     },
     // Relative: the document describes the gateway that serves it (and the reference page tries requests there).
     servers: [{ url: "/", description: "The gateway serving this document" }],

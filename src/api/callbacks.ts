@@ -7,7 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
-import { getPendingCall } from "../tools/engine/pending-calls";
+import { getPendingCall } from "../tools";
 import { answerPendingCall, submissionOf } from "./answer-pending-call";
 import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
@@ -22,7 +22,13 @@ const CallbackBody = z
   .refine((body) => body.error === undefined || body.result === undefined, { path: ["error"], message: "Give either result or error, not both" })
   .openapi("CallbackAnswer");
 
-const TokenParam = z.object({ token: z.string().min(1).max(1_000).openapi({ param: { name: "token", in: "path" } }) });
+const TokenParam = z.object({
+  token: z
+    .string()
+    .min(1)
+    .max(1_000)
+    .openapi({ param: { name: "token", in: "path" } }),
+});
 
 export const callbackRoutes = createRouter().openapi(
   createRoute({

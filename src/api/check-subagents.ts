@@ -19,7 +19,7 @@ export async function checkSubagents(config: AgentConfig, database: Database, at
   });
   (config.providers ?? []).forEach((provider, index) => {
     if (provider.type !== "agents") return;
-    provider.agents.forEach((agent, agentIndex) => wanted.push({ agentId: agent.agentId, path: [...at, "providers", index, "agents", agentIndex, "agentId"] }));
+    for (const [agentIndex, agent] of provider.agents.entries()) wanted.push({ agentId: agent.agentId, path: [...at, "providers", index, "agents", agentIndex, "agentId"] });
   });
   if (wanted.length === 0) return;
   const ids = [...new Set(wanted.map((entry) => entry.agentId))];
@@ -28,5 +28,9 @@ export async function checkSubagents(config: AgentConfig, database: Database, at
     for (const row of await database.select({ id: agents.id }).from(agents).where(inArray(agents.id, part))) found.add(row.id);
   }
   const missing = wanted.filter((entry) => !found.has(entry.agentId));
-  if (missing.length > 0) throw validationError(missing.map((entry) => ({ path: entry.path, message: `There is no agent "${entry.agentId}"` })), "body");
+  if (missing.length > 0)
+    throw validationError(
+      missing.map((entry) => ({ path: entry.path, message: `There is no agent "${entry.agentId}"` })),
+      "body",
+    );
 }

@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import type { ImageModelConfig } from "../models/image-model-config";
 import { secretNameProblem } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
-import { checkGatewayConfig, checkHeaderSecrets } from "../tools/gateway/check-gateway-config";
+import { checkGatewayConfig, checkHeaderSecrets } from "../tools";
 import { validationError } from "./context";
 
 type Issue = { path: (string | number)[]; message: string };

@@ -12,11 +12,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { agentStub } from "../agents/agent-stub";
 import { getAgent } from "../agents/agent-record";
 import { getDatabase } from "../db/client";
-import { claimRedelivery, type DeadLetter as StoredDeadLetter, getDeadLetter, listDeadLetters } from "../db/webhook-dead-letters";
-import { getSubscription } from "../db/webhook-subscriptions";
+import { claimRedelivery, type DeadLetter as StoredDeadLetter, getDeadLetter, listDeadLetters } from "../webhooks/webhook-dead-letters";
+import { getSubscription } from "../webhooks/webhook-subscriptions";
 import { ApiError, notFound } from "../errors";
-import { getPendingCall } from "../tools/engine/pending-calls";
-import { pushedCallHorizonMs } from "../tools/engine/webhook-retry-schedule";
+import { getPendingCall } from "../tools";
+import { pushedCallHorizonMs } from "../webhooks/webhook-retry-schedule";
 import { createRouter } from "./context";
 import { pageQuery, readCursor } from "./discovery";
 import { routeAccess } from "./route-access";
@@ -54,13 +54,21 @@ const DeadLetter = z
   .openapi("WebhookDeadLetter");
 
 const ListQuery = z.object({
-  agentId: z.string().min(1).max(100).optional().openapi({ param: { name: "agentId", in: "query" } }),
+  agentId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ param: { name: "agentId", in: "query" } }),
   subscriptionId: z
     .string()
     .regex(/^whk_[0-9a-f]{32}$/)
     .optional()
     .openapi({ param: { name: "subscriptionId", in: "query" } }),
-  status: z.enum(statuses).optional().openapi({ param: { name: "status", in: "query" } }),
+  status: z
+    .enum(statuses)
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
   ...pageQuery,
 });
 
@@ -100,7 +108,10 @@ export const deadLetterRoutes = createRouter()
       tags: ["webhooks"],
       ...routeAccess("secret"),
       request: { query: ListQuery },
-      responses: { 200: jsonContent(z.object({ deadLetters: z.array(DeadLetter), nextCursor: z.string().nullable() }).openapi("WebhookDeadLetterList"), "Dead letters, newest first"), ...errorResponses },
+      responses: {
+        200: jsonContent(z.object({ deadLetters: z.array(DeadLetter), nextCursor: z.string().nullable() }).openapi("WebhookDeadLetterList"), "Dead letters, newest first"),
+        ...errorResponses,
+      },
     }),
     async (c) => {
       const { agentId, subscriptionId, status, limit = 50, cursor } = c.req.valid("query");
@@ -119,7 +130,11 @@ export const deadLetterRoutes = createRouter()
       tags: ["webhooks"],
       ...routeAccess("secret"),
       request: { params: DeadLetterIdParam, ...jsonBody(Redeliver) },
-      responses: { 200: jsonContent(DeadLetter, "The dead letter, redelivering (or delivered)"), ...writeErrorResponses, 410: jsonContent(ErrorResponse, "Its subscription, call or agent is gone") },
+      responses: {
+        200: jsonContent(DeadLetter, "The dead letter, redelivering (or delivered)"),
+        ...writeErrorResponses,
+        410: jsonContent(ErrorResponse, "Its subscription, call or agent is gone"),
+      },
     }),
     async (c) => {
       const { deadLetterId } = c.req.valid("param");

@@ -15,9 +15,7 @@ import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent, queryInteger } from "./schemas";
 
-const SpaceSummary = z
-  .object({ id: z.string(), name: z.string(), createdAt: z.string(), memberCount: z.number().int() })
-  .openapi("SpaceSummary");
+const SpaceSummary = z.object({ id: z.string(), name: z.string(), createdAt: z.string(), memberCount: z.number().int() }).openapi("SpaceSummary");
 
 const AgentSummary = z
   .object({
@@ -60,7 +58,11 @@ const Me = z
 /** `limit` and `cursor` of every keyset-paged list. */
 export const pageQuery = {
   limit: queryInteger("limit", 1, 200),
-  cursor: z.string().max(500).optional().openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
+  cursor: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 };
 
 /** The cursor a client sent back, or a 400 when it is not one of ours. */

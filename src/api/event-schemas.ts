@@ -11,10 +11,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import { Message } from "../protocol/message";
 
-const space = <T extends string, D extends z.ZodType>(type: T, data: D) =>
-  z.object({ seq: z.number().int(), spaceId: z.string(), type: z.literal(type), at: z.string(), data });
-const agent = <T extends string, D extends z.ZodType>(type: T, data: D) =>
-  z.object({ seq: z.number().int(), agentId: z.string(), type: z.literal(type), at: z.string(), data });
+const space = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ seq: z.number().int(), spaceId: z.string(), type: z.literal(type), at: z.string(), data });
+const agent = <T extends string, D extends z.ZodType>(type: T, data: D) => z.object({ seq: z.number().int(), agentId: z.string(), type: z.literal(type), at: z.string(), data });
 
 const loose = z.looseObject;
 const runStatus = z.enum(["running", "completed", "failed", "interrupted"]);
@@ -76,19 +74,40 @@ export const AgentEvent = z
     agent("tool.requested", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), stepNumber: z.number() })),
     agent("tool.input.delta", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), delta: z.string() })),
     agent("tool.pending", PendingCall),
-    agent("tool.completed", loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() })),
+    agent(
+      "tool.completed",
+      loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() }),
+    ),
     agent(
       "tool.failed",
-      loose({ runId: z.string(), toolCallId: z.string(), toolName: z.string(), args: z.unknown(), error: z.unknown(), result: z.unknown().optional(), latencyMs: z.number().optional() }),
+      loose({
+        runId: z.string(),
+        toolCallId: z.string(),
+        toolName: z.string(),
+        args: z.unknown(),
+        error: z.unknown(),
+        result: z.unknown().optional(),
+        latencyMs: z.number().optional(),
+      }),
     ),
     agent("tool.result.received", loose({ toolCallId: z.string(), runId: z.string(), delivery: z.enum(["inline", "inbox"]).optional() })),
     agent("tool.webhook.delivered", loose({ toolCallId: z.string(), attempt: z.number() })),
-    agent("tool.webhook.failed", loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional(), nextAttemptAt: z.string().optional() })),
+    agent(
+      "tool.webhook.failed",
+      loose({ toolCallId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional(), nextAttemptAt: z.string().optional() }),
+    ),
     agent("tool.webhook.dead_lettered", loose({ toolCallId: z.string(), deadLetterId: z.string(), attempts: z.number(), error: z.string() })),
     agent("webhook.delivered", loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number() })),
     agent(
       "webhook.failed",
-      loose({ subscriptionId: z.string(), webhookId: z.string(), attempt: z.number(), error: z.string().optional(), willRetry: z.boolean().optional(), nextAttemptAt: z.string().optional() }),
+      loose({
+        subscriptionId: z.string(),
+        webhookId: z.string(),
+        attempt: z.number(),
+        error: z.string().optional(),
+        willRetry: z.boolean().optional(),
+        nextAttemptAt: z.string().optional(),
+      }),
     ),
     agent("webhook.dead_lettered", loose({ subscriptionId: z.string(), webhookId: z.string(), deadLetterId: z.string(), attempts: z.number(), error: z.string() })),
     agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),
@@ -128,16 +147,38 @@ export const SubscriptionEvents = {
       escalated: z.boolean().optional().openapi({ description: "The card moved on to another space (onTimeout: escalate)" }),
     }),
   ).openapi("CallAwaitingInputEvent"),
-  "call.expired": subscriptionEvent("call.expired", loose({ ...callData, expiresAt: z.string().nullable(), error: z.string(), spaceId: z.string().optional(), messageId: z.string().optional() })).openapi(
-    "CallExpiredEvent",
-  ),
+  "call.expired": subscriptionEvent(
+    "call.expired",
+    loose({ ...callData, expiresAt: z.string().nullable(), error: z.string(), spaceId: z.string().optional(), messageId: z.string().optional() }),
+  ).openapi("CallExpiredEvent"),
   "run.completed": subscriptionEvent(
     "run.completed",
-    loose({ agentId: z.string(), agentName: z.string(), runId: z.string(), status: z.literal("completed"), finishedAt: z.string(), usage: z.unknown(), toolCallCount: z.number(), spaceIds: z.array(z.string()), runUrl: z.string() }),
+    loose({
+      agentId: z.string(),
+      agentName: z.string(),
+      runId: z.string(),
+      status: z.literal("completed"),
+      finishedAt: z.string(),
+      usage: z.unknown(),
+      toolCallCount: z.number(),
+      spaceIds: z.array(z.string()),
+      runUrl: z.string(),
+    }),
   ).openapi("RunCompletedEvent"),
   "run.failed": subscriptionEvent(
     "run.failed",
-    loose({ agentId: z.string(), agentName: z.string(), runId: z.string(), status: z.literal("failed"), error: z.string().nullable(), finishedAt: z.string(), usage: z.unknown(), toolCallCount: z.number(), spaceIds: z.array(z.string()), runUrl: z.string() }),
+    loose({
+      agentId: z.string(),
+      agentName: z.string(),
+      runId: z.string(),
+      status: z.literal("failed"),
+      error: z.string().nullable(),
+      finishedAt: z.string(),
+      usage: z.unknown(),
+      toolCallCount: z.number(),
+      spaceIds: z.array(z.string()),
+      runUrl: z.string(),
+    }),
   ).openapi("RunFailedEvent"),
 };
 

@@ -11,13 +11,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../errors";
 import { verifyFileLink } from "../security/file-links";
-import { servableContentType } from "../tools/files/media-type";
+import { servableContentType } from "../tools";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
 import { errorResponses, ErrorResponse, jsonContent } from "./schemas";
 
-const query = (name: string, description: string) => z.string().min(1).max(2_048).openapi({ param: { name, in: "query" }, description });
+const query = (name: string, description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(2_048)
+    .openapi({ param: { name, in: "query" }, description });
 
 const DownloadQuery = z.object({
   key: query("key", "The file's key, as the link gives it"),
@@ -59,7 +64,7 @@ export const fileRoutes = createRouter().openapi(
     // A content type stored before the media type rule (or otherwise unservable) is served as bytes, never a 500.
     const contentType = servableContentType(object.httpMetadata?.contentType);
     const mediaType = contentType.split(";")[0].trim().toLowerCase();
-    const name = (link.key.split("/").pop() ?? "file").replace(/[^\w.\-]+/g, "_");
+    const name = (link.key.split("/").pop() ?? "file").replace(/[^\w.-]+/g, "_");
     const headers = new Headers({
       "content-type": contentType,
       "content-length": String(object.size),

@@ -17,7 +17,9 @@ const Health = z.object({ ok: z.literal(true), version: z.string() }).openapi("H
 const EnvProblem = z
   .object({
     name: z.string().openapi({ description: "The secret, var or binding", example: "JWT_SECRET" }),
-    problem: z.string().openapi({ description: "What is wrong with it (never its value)", example: "is shorter than 32 bytes; use a long random value (e.g. 48 random bytes, base64)" }),
+    problem: z
+      .string()
+      .openapi({ description: "What is wrong with it (never its value)", example: "is shorter than 32 bytes; use a long random value (e.g. 48 random bytes, base64)" }),
   })
   .openapi("ConfigurationProblem");
 

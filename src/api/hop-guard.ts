@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../errors";
-import { hopHeader, maxHops, readHop } from "../tools/engine/hop";
+import { hopHeader, maxHops, readHop } from "../protocol/hop";
 import type { ApiEnv } from "./context";
 
 export const hopGuard: MiddlewareHandler<ApiEnv> = async (c, next) => {

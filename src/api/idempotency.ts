@@ -46,7 +46,11 @@ export const idempotency: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const now = Date.now();
   const [, claimed] = await database.batch([
     database.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, now - idempotencyRetentionMs)),
-    database.insert(idempotencyKeys).values({ scope, key, fingerprint, status: null, response: null, createdAt: now }).onConflictDoNothing().returning({ key: idempotencyKeys.key }),
+    database
+      .insert(idempotencyKeys)
+      .values({ scope, key, fingerprint, status: null, response: null, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key }),
   ]);
   if (claimed.length === 0) {
     const existing = await database
@@ -81,7 +85,11 @@ export const idempotency: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const ok = c.res.status >= 200 && c.res.status < 300;
   const where = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
   try {
-    if (ok) await database.update(idempotencyKeys).set({ status: c.res.status, response: await c.res.clone().text() }).where(where);
+    if (ok)
+      await database
+        .update(idempotencyKeys)
+        .set({ status: c.res.status, response: await c.res.clone().text() })
+        .where(where);
     // A failed request leaves nothing to replay: the client may fix it and send it again with the same key.
     else await database.delete(idempotencyKeys).where(where);
   } catch (error) {

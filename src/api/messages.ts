@@ -15,7 +15,6 @@ import { createRouter, newId } from "./context";
 import { routeAccess } from "./route-access";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
 
-
 const SendMessage = z
   .object({
     text: z.string().min(1).max(maxMessageChars),

@@ -11,20 +11,45 @@ import { getAgent } from "../agents/agent-record";
 import { getDatabase } from "../db/client";
 import { pendingToolCalls } from "../db/schema";
 import { ApiError, notFound } from "../errors";
-import { getPendingCall } from "../tools/engine/pending-calls";
+import { getPendingCall } from "../tools";
 import { type ApiContext, type ApiEnv, createRouter, newId } from "./context";
 import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, jsonBody, jsonContent, queryInteger, writeErrorResponses } from "./schemas";
 
-const CallIdParam = z.object({ callId: z.string().min(1).max(200).openapi({ param: { name: "callId", in: "path" } }) });
-const Reason = z.object({ reason: z.string().min(1).max(2_000).optional() }).strict().openapi("OperatorReason");
+const CallIdParam = z.object({
+  callId: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "callId", in: "path" } }),
+});
+const Reason = z
+  .object({ reason: z.string().min(1).max(2_000).optional() })
+  .strict()
+  .openapi("OperatorReason");
 const statuses = ["waiting", "pending", "resolved", "expired"] as const;
 
 const ListQuery = z.object({
-  status: z.enum(statuses).optional().openapi({ param: { name: "status", in: "query" } }),
-  agentId: z.string().min(1).max(100).optional().openapi({ param: { name: "agentId", in: "query" } }),
-  toolName: z.string().min(1).max(64).optional().openapi({ param: { name: "toolName", in: "query" } }),
-  kind: z.enum(["call", "approval"]).optional().openapi({ param: { name: "kind", in: "query" } }),
+  status: z
+    .enum(statuses)
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
+  agentId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ param: { name: "agentId", in: "query" } }),
+  toolName: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ param: { name: "toolName", in: "query" } }),
+  kind: z
+    .enum(["call", "approval"])
+    .optional()
+    .openapi({ param: { name: "kind", in: "query" } }),
   olderThanMs: queryInteger("olderThanMs", 0, 366 * 24 * 3600 * 1000),
   limit: queryInteger("limit", 1, 500),
 });
@@ -54,7 +79,11 @@ async function operate<Env extends ApiEnv>(c: ApiContext<Env>, name: "cancel" | 
   const eventId = name === "redeliver" && c.get("idempotency") ? newId(c, "evt") : undefined;
   const { done } = await agentStub(c.env, call.agentId).operateOnCall(call, name, reason ?? "", eventId);
   if (!done) {
-    throw new ApiError(409, "conflict", name === "redeliver" ? `Tool call "${callId}" has no result to deliver again (it is ${call.status})` : `Tool call "${callId}" was already ${call.status}`);
+    throw new ApiError(
+      409,
+      "conflict",
+      name === "redeliver" ? `Tool call "${callId}" has no result to deliver again (it is ${call.status})` : `Tool call "${callId}" was already ${call.status}`,
+    );
   }
   const current = await getPendingCall(database, callId);
   return { success: true as const, toolCallId: callId, status: current?.status ?? call.status };
@@ -91,16 +120,24 @@ export const operatorRoutes = createRouter()
       return c.json({ pendingToolCalls: rows }, 200);
     },
   )
-  .openapi(action("cancel", "Cancel a pending call", "The call settles as cancelled; its card shows it; the agent gets the cancellation as a tool error. 409 if it had already settled."), async (c) => c.json(await operate(c, "cancel", c.req.valid("param").callId, c.req.valid("json").reason), 200))
-  .openapi(action("expire", "Expire a pending call now", "As if its expiry had passed: the card shows the error, the agent hears, later results get 410."), async (c) => c.json(await operate(c, "expire", c.req.valid("param").callId, c.req.valid("json").reason), 200))
-  .openapi(action("redeliver", "Deliver a settled call's result again", "Puts the result (or the expiry) in the agent's inbox once more, as a new tool_result event."), async (c) => c.json(await operate(c, "redeliver", c.req.valid("param").callId, c.req.valid("json").reason), 200))
+  .openapi(
+    action("cancel", "Cancel a pending call", "The call settles as cancelled; its card shows it; the agent gets the cancellation as a tool error. 409 if it had already settled."),
+    async (c) => c.json(await operate(c, "cancel", c.req.valid("param").callId, c.req.valid("json").reason), 200),
+  )
+  .openapi(action("expire", "Expire a pending call now", "As if its expiry had passed: the card shows the error, the agent hears, later results get 410."), async (c) =>
+    c.json(await operate(c, "expire", c.req.valid("param").callId, c.req.valid("json").reason), 200),
+  )
+  .openapi(action("redeliver", "Deliver a settled call's result again", "Puts the result (or the expiry) in the agent's inbox once more, as a new tool_result event."), async (c) =>
+    c.json(await operate(c, "redeliver", c.req.valid("param").callId, c.req.valid("json").reason), 200),
+  )
   .openapi(
     createRoute({
       method: "post",
       path: "/api/agents/{agentId}/abort",
       operationId: "abortAgentRun",
       summary: "Abort the agent's running run",
-      description: "A running cycle stops now and its run fails (events kept on the record, pending calls still answerable); a run waiting to retry fails at once. 409 when nothing runs.",
+      description:
+        "A running cycle stops now and its run fails (events kept on the record, pending calls still answerable); a run waiting to retry fails at once. 409 when nothing runs.",
       tags: ["operator"],
       ...routeAccess("secret"),
       request: { params: AgentIdParam, ...jsonBody(Reason) },

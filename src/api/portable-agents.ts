@@ -5,13 +5,13 @@
  * The import checks everything before it writes anything, by the rules
  * `POST /api/agents` and the knowledge tools use (problems are 400s with
  * paths under `document.`), honours `Idempotency-Key`, and writes all or
- * nothing (`agents/import-agent.ts`).
+ * nothing (`agents/portable/import-agent.ts`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { AgentDocument } from "../agents/agent-document";
+import { AgentDocument } from "../agents/portable/agent-document";
 import { getAgent } from "../agents/agent-record";
-import { exportAgent } from "../agents/export-agent";
-import { armImportedPlans, importAgent } from "../agents/import-agent";
+import { exportAgent } from "../agents/portable/export-agent";
+import { armImportedPlans, importAgent } from "../agents/portable/import-agent";
 import { agentNotFound } from "../db/agent-not-found";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";

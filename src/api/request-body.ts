@@ -6,10 +6,10 @@
  * buffered whole; the bytes read are handed on to the route's zod validator.
  */
 import type { MiddlewareHandler } from "hono";
-import { maxDocumentBytes } from "../agents/agent-document";
+import { maxDocumentBytes } from "../agents/portable/agent-document";
 import { ApiError } from "../errors";
 import { parseJsonSafely } from "../json";
-import { readLimitedBody, type LimitedBody } from "../tools/gateway/read-limited-body";
+import { type LimitedBody, readLimitedBody } from "../tools";
 import type { ApiEnv } from "./context";
 
 /** Bodies above this many bytes are refused with 413 (agent configs are the largest). */

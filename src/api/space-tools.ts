@@ -10,12 +10,11 @@ import { getDatabase } from "../db/client";
 import { listAgentsInSpace } from "../agents/agent-lists";
 import { getSpace } from "../db/spaces";
 import { notFound } from "../errors";
-import { isToolVisible, type ToolConfig } from "../tools/tool-config";
+import { defaultModeOf, displayModeOf, isToolVisible, type ToolConfig } from "../tools";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
 import { errorResponses, jsonContent, SpaceIdParam } from "./schemas";
-import { defaultModeOf, displayModeOf } from "../tools/engine/decide-display";
 
 const SpaceTool = z
   .object({

@@ -57,9 +57,7 @@ export const spaceRoutes = createRouter()
       if (existing) return c.json({ id, name: existing.name }, 201);
       if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
       const stub = spaceStub(c.env, id);
-      await stub.emitMany(
-        memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })),
-      );
+      await stub.emitMany(memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })));
       await notifyMembershipChanged(c.env, database, memberIds);
       return c.json({ id, name: input.name }, 201);
     },
@@ -99,7 +97,12 @@ export const spaceRoutes = createRouter()
       if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
       if (!(await getEntity(database, memberId))) throw notFound("Entity", memberId);
       // The insert decides, so concurrent adds of one entity give one 201 (and one joined event) and 409s.
-      const added = await database.insert(members).values({ spaceId, entityId: memberId, role: role ?? null }).onConflictDoNothing().returning().get();
+      const added = await database
+        .insert(members)
+        .values({ spaceId, entityId: memberId, role: role ?? null })
+        .onConflictDoNothing()
+        .returning()
+        .get();
       if (!added) throw new ApiError(409, "conflict", `Entity "${memberId}" is already a member of space "${spaceId}"`);
       await spaceStub(c.env, spaceId).emit({ type: "space.member.joined", data: { entityId: memberId } });
       await notifyMembershipChanged(c.env, database, [memberId]);

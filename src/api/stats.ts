@@ -20,7 +20,13 @@ const Stats = z
   .openapi("Stats");
 
 export const statsRoutes = createRouter().openapi(
-  createRoute({ method: "get", path: "/api/stats", tags: ["meta"], ...routeAccess("secret"), responses: { 200: jsonContent(Stats, "Counters of this isolate"), ...errorResponses } }),
+  createRoute({
+    method: "get",
+    path: "/api/stats",
+    tags: ["meta"],
+    ...routeAccess("secret"),
+    responses: { 200: jsonContent(Stats, "Counters of this isolate"), ...errorResponses },
+  }),
   (c) => {
     return c.json({ d1Statements: statementCounter.count, objectStatements: objectStatementCounter.count }, 200);
   },

@@ -17,13 +17,16 @@ import { SpaceEvent } from "./event-schemas";
 import { errorResponses, jsonContent, ErrorResponse, SpaceIdParam } from "./schemas";
 
 /** `?afterSeq=`: parsed by `parseAfterSeq` (a malformed one is `invalid_query`), so the schema only describes it. */
-export const AfterSeqParam = z.string().optional().openapi({
-  param: { name: "afterSeq", in: "query" },
-  type: "integer",
-  minimum: 0,
-  maximum: Number.MAX_SAFE_INTEGER,
-  description: "Replay events after this seq (past the last event: 400 after_seq_out_of_range)",
-});
+export const AfterSeqParam = z
+  .string()
+  .optional()
+  .openapi({
+    param: { name: "afterSeq", in: "query" },
+    type: "integer",
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "Replay events after this seq (past the last event: 400 after_seq_out_of_range)",
+  });
 
 const StreamQuery = z.object({
   afterSeq: AfterSeqParam,
@@ -60,8 +63,7 @@ export const streamRoutes = createRouter().openapi(
     path: "/api/spaces/{spaceId}/stream",
     tags: ["streams"],
     ...routeAccess("secret-or-member", { queryCredentials: true }),
-    description:
-      "Live space events (contract §8). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.",
+    description: "Live space events (contract §8). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.",
     request: { params: SpaceIdParam, query: StreamQuery },
     responses: {
       101: { description: "WebSocket: one JSON event per text frame" },

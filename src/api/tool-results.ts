@@ -7,7 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";
 import { ApiError, forbidden } from "../errors";
-import { getPendingCall } from "../tools/engine/pending-calls";
+import { getPendingCall } from "../tools";
 import { answerPendingCall, submissionOf } from "./answer-pending-call";
 import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
@@ -18,15 +18,18 @@ const SubmitResult = z
   .object({
     callId: z.string().min(1).max(200).openapi({ description: "The gateway's `toolCallId` of the call (not the model's own id)" }),
     result: z.unknown().optional().openapi({ description: "Any JSON value: what the tool returns to the agent (its fields are never interpreted)" }),
-    error: z.string().min(1).max(10_000).optional().openapi({ description: "Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error)" }),
+    error: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .openapi({ description: "Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error)" }),
   })
   .strict()
   .refine((body) => body.error === undefined || body.result === undefined, { path: ["error"], message: "Give either result or error, not both" })
   .openapi("SubmitToolResult");
 
-const Accepted = z
-  .object({ success: z.literal(true), agentEntityId: z.string(), duplicate: z.literal(true).optional() })
-  .openapi("ToolResultAccepted");
+const Accepted = z.object({ success: z.literal(true), agentEntityId: z.string(), duplicate: z.literal(true).optional() }).openapi("ToolResultAccepted");
 
 export const toolResultRoutes = createRouter().openapi(
   createRoute({

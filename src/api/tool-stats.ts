@@ -13,9 +13,7 @@ import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
 import { AgentIdParam, errorResponses, jsonContent } from "./schemas";
 
-const Failures = z
-  .object({ validation: z.number(), timeout: z.number(), upstream: z.number(), permission: z.number(), internal: z.number() })
-  .openapi("ToolFailureCounts");
+const Failures = z.object({ validation: z.number(), timeout: z.number(), upstream: z.number(), permission: z.number(), internal: z.number() }).openapi("ToolFailureCounts");
 
 export const ToolStats = z
   .object({

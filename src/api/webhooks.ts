@@ -13,11 +13,17 @@ import { listAgentsInSpace } from "../agents/agent-lists";
 import { getDatabase } from "../db/client";
 import { webhookSubscriptions } from "../db/schema";
 import { getSpace } from "../db/spaces";
-import { getSubscription, insertSubscriptionWithinLimit, listSubscriptions, maxSubscriptionsPerTarget, type WebhookSubscription as StoredSubscription } from "../db/webhook-subscriptions";
+import {
+  getSubscription,
+  insertSubscriptionWithinLimit,
+  listSubscriptions,
+  maxSubscriptionsPerTarget,
+  type WebhookSubscription as StoredSubscription,
+} from "../webhooks/webhook-subscriptions";
 import type { AppEnv } from "../env";
 import { ApiError, notFound } from "../errors";
-import { webhookEventTypes } from "../protocol/webhook-event";
-import { newWebhookSecret } from "../security/standard-webhooks";
+import { webhookEventTypes } from "../webhooks/webhook-event";
+import { newWebhookSecret } from "../webhooks/standard-webhooks";
 import { OutboundUrl, outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
 import { createRouter, validationError } from "./context";
 import { pageQuery, readCursor } from "./discovery";
@@ -62,8 +68,18 @@ const Subscription = z
   .openapi("WebhookSubscription");
 
 const ListQuery = z.object({
-  agentId: z.string().min(1).max(100).optional().openapi({ param: { name: "agentId", in: "query" } }),
-  spaceId: z.string().min(1).max(100).optional().openapi({ param: { name: "spaceId", in: "query" } }),
+  agentId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ param: { name: "agentId", in: "query" } }),
+  spaceId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ param: { name: "spaceId", in: "query" } }),
   ...pageQuery,
   before: z
     .string()
@@ -72,14 +88,23 @@ const ListQuery = z.object({
     .openapi({ param: { name: "before", in: "query" }, description: "Deprecated (use `cursor`): the id of the last subscription of the previous page" }),
 });
 
-const shown = (row: StoredSubscription) => ({ ...row, events: row.events.filter((event): event is (typeof webhookEventTypes)[number] => (webhookEventTypes as readonly string[]).includes(event)) });
+const shown = (row: StoredSubscription) => ({
+  ...row,
+  events: row.events.filter((event): event is (typeof webhookEventTypes)[number] => (webhookEventTypes as readonly string[]).includes(event)),
+});
 
 /** The agents whose objects push this subscription's events: told to read their subscriptions again. */
 async function tellAgents(env: AppEnv, subscription: { agentId: string | null; spaceId: string | null }): Promise<void> {
   const database = getDatabase(env.DB);
   const agentIds = subscription.agentId ? [subscription.agentId] : subscription.spaceId ? (await listAgentsInSpace(database, subscription.spaceId)).map((agent) => agent.id) : [];
   // An agent that cannot be told reads them again within a minute anyway.
-  await Promise.all(agentIds.map((agentId) => agentStub(env, agentId).webhooksChanged().catch((error: unknown) => console.error("could not tell an agent its webhooks changed", agentId, error))));
+  await Promise.all(
+    agentIds.map((agentId) =>
+      agentStub(env, agentId)
+        .webhooksChanged()
+        .catch((error: unknown) => console.error("could not tell an agent its webhooks changed", agentId, error)),
+    ),
+  );
 }
 
 export const webhookRoutes = createRouter()
@@ -117,7 +142,11 @@ export const webhookRoutes = createRouter()
       };
       // The limit is checked by the insert itself, so it holds under concurrent requests.
       if (!(await insertSubscriptionWithinLimit(database, row))) {
-        throw new ApiError(409, "limit_reached", `${body.agentId ? `Agent "${body.agentId}"` : `Space "${body.spaceId}"`} already has ${maxSubscriptionsPerTarget} webhook subscriptions; delete one first`);
+        throw new ApiError(
+          409,
+          "limit_reached",
+          `${body.agentId ? `Agent "${body.agentId}"` : `Space "${body.spaceId}"`} already has ${maxSubscriptionsPerTarget} webhook subscriptions; delete one first`,
+        );
       }
       await tellAgents(c.env, row);
       return c.json(shown(row), 201);
@@ -134,7 +163,10 @@ export const webhookRoutes = createRouter()
       ...routeAccess("secret"),
       request: { query: ListQuery },
       responses: {
-        200: jsonContent(z.object({ webhooks: z.array(Subscription), nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }) }), "Subscriptions"),
+        200: jsonContent(
+          z.object({ webhooks: z.array(Subscription), nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }) }),
+          "Subscriptions",
+        ),
         ...errorResponses,
       },
     }),

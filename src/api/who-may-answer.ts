@@ -9,8 +9,7 @@ import { and, eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
 import { members } from "../db/schema";
 import type { AppEnv } from "../env";
-import type { PendingCall } from "../tools/engine/pending-calls";
-import { AnsweredBy } from "../tools/wait-policy-config";
+import { AnsweredBy, type PendingCall } from "../tools";
 import type { EntityCaller, SecretCaller } from "./route-access";
 
 export type AnswerPermission = { ok: true } | { ok: false; reason: string };
@@ -29,7 +28,10 @@ export async function mayAnswer(env: AppEnv, principal: SecretCaller | EntityCal
   if (!policy.success || policy.data === "members") return { ok: true };
   if (policy.data === "initiator") {
     if (call.initiatorEntityId === undefined || call.initiatorEntityId === null) {
-      return { ok: false, reason: "Only the person whose message started this run may answer this call, and no person's message started it: only the secret key or the call's callback URL can" };
+      return {
+        ok: false,
+        reason: "Only the person whose message started this run may answer this call, and no person's message started it: only the secret key or the call's callback URL can",
+      };
     }
     return principal.entityId === call.initiatorEntityId ? { ok: true } : { ok: false, reason: "Only the person whose message started this run may answer this call" };
   }

@@ -8,6 +8,8 @@
  */
 export default class Ajv {
   constructor() {
-    throw new Error("ajv is not bundled in the Worker (Workers forbid its code generation): give the MCP client `jsonSchemaValidator: new McpSchemaValidator()` (tools/mcp/mcp-schema-validator.ts)");
+    throw new Error(
+      "ajv is not bundled in the Worker (Workers forbid its code generation): give the MCP client `jsonSchemaValidator: new McpSchemaValidator()` (tools/mcp/mcp-schema-validator.ts)",
+    );
   }
 }

@@ -13,17 +13,19 @@ async function withMemberCounts(database: Database, rows: { id: string; name: st
   const counts = await database
     .select({ spaceId: members.spaceId, members: count() })
     .from(members)
-    .where(inArray(members.spaceId, rows.map((row) => row.id)))
+    .where(
+      inArray(
+        members.spaceId,
+        rows.map((row) => row.id),
+      ),
+    )
     .groupBy(members.spaceId);
   const countOf = new Map(counts.map((row) => [row.spaceId, row.members]));
   return rows.map((row) => ({ ...row, memberCount: countOf.get(row.id) ?? 0 }));
 }
 
 /** Every space (`memberOf` unset), or the spaces one entity belongs to. */
-export async function listSpacesPage(
-  database: Database,
-  options: { limit: number; cursor?: PageCursor; memberOf?: string },
-): Promise<Page<SpaceSummary>> {
+export async function listSpacesPage(database: Database, options: { limit: number; cursor?: PageCursor; memberOf?: string }): Promise<Page<SpaceSummary>> {
   const { where, orderBy } = pageAfter(spaces, options.cursor);
   const columns = { id: spaces.id, name: spaces.name, createdAt: spaces.createdAt };
   const rows = options.memberOf
@@ -34,15 +36,17 @@ export async function listSpacesPage(
         .where(and(eq(members.entityId, options.memberOf), where))
         .orderBy(...orderBy)
         .limit(options.limit + 1)
-    : await database.select(columns).from(spaces).where(where).orderBy(...orderBy).limit(options.limit + 1);
+    : await database
+        .select(columns)
+        .from(spaces)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(options.limit + 1);
   const page = toPage(rows, options.limit);
   return { items: await withMemberCounts(database, page.items), nextCursor: page.nextCursor };
 }
 
-export async function listEntitiesPage(
-  database: Database,
-  options: { limit: number; cursor?: PageCursor; type?: EntitySummary["type"] },
-): Promise<Page<EntitySummary>> {
+export async function listEntitiesPage(database: Database, options: { limit: number; cursor?: PageCursor; type?: EntitySummary["type"] }): Promise<Page<EntitySummary>> {
   const { where, orderBy } = pageAfter(entities, options.cursor);
   const rows = await database
     .select({ entity: entities, agentId: agents.id })
@@ -80,4 +84,3 @@ export async function getEntityWithAgent(database: Database, entityId: string): 
   if (row.agentId) summary.agentId = row.agentId;
   return summary;
 }
-

@@ -1,7 +1,7 @@
 /** Message rows in D1 and their conversion to the contract's message shape. */
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import { Message, MessagePart } from "../protocol/message";
+import { type Message, MessagePart } from "../protocol/message";
 import { parseStoredValue } from "./parse-stored-json";
 import { chunked } from "./chunked";
 import type { Database } from "./client";

@@ -30,9 +30,7 @@ export function decodePageCursor(cursor: string): PageCursor | undefined {
 
 /** The WHERE part that starts a page after `cursor`, and the ORDER BY of every page. */
 export function pageAfter(columns: { createdAt: SQLiteColumn; id: SQLiteColumn }, cursor: PageCursor | undefined) {
-  const where: SQL | undefined = cursor
-    ? or(lt(columns.createdAt, cursor.createdAt), and(eq(columns.createdAt, cursor.createdAt), lt(columns.id, cursor.id)))
-    : undefined;
+  const where: SQL | undefined = cursor ? or(lt(columns.createdAt, cursor.createdAt), and(eq(columns.createdAt, cursor.createdAt), lt(columns.id, cursor.id))) : undefined;
   return { where, orderBy: [desc(columns.createdAt), desc(columns.id)] };
 }
 

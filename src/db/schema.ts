@@ -5,10 +5,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-const createdAt = () =>
-  text("created_at")
-    .notNull()
-    .default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
+const createdAt = () => text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`);
 
 export const entities = sqliteTable(
   "entities",
@@ -114,7 +111,9 @@ export const pendingToolCalls = sqliteTable(
     agentEntityId: text("agent_entity_id").notNull(),
     toolName: text("tool_name").notNull(),
     /** `call` (an external or space tool's result) or `approval` (a yes/no that gates a tool). */
-    kind: text("kind", { enum: ["call", "approval"] }).notNull().default("call"),
+    kind: text("kind", { enum: ["call", "approval"] })
+      .notNull()
+      .default("call"),
     executionType: text("execution_type").notNull(),
     args: text("args", { mode: "json" }).notNull(),
     status: text("status", { enum: ["waiting", "pending", "resolved", "expired"] }).notNull(),

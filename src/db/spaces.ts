@@ -22,7 +22,10 @@ export async function getSpace(database: Database, spaceId: string): Promise<Spa
  */
 export async function insertSpaceWithMembers(database: Database, space: { id: string; name: string }, memberIds: string[]): Promise<boolean> {
   const memberInserts = chunked(memberIds, { parametersPerItem: 2 }).map((chunk) =>
-    database.insert(members).values(chunk.map((entityId) => ({ spaceId: space.id, entityId }))).onConflictDoNothing(),
+    database
+      .insert(members)
+      .values(chunk.map((entityId) => ({ spaceId: space.id, entityId })))
+      .onConflictDoNothing(),
   );
   const [created] = await database.batch([database.insert(spaces).values(space).onConflictDoNothing({ target: spaces.id }).returning({ id: spaces.id }), ...memberInserts]);
   return created.length > 0;
@@ -68,11 +71,7 @@ export async function loadMessageContext(database: Database, spaceId: string, en
   const [spaceRows, speakerRows, memberRows] = await database.batch([
     database.select().from(spaces).where(eq(spaces.id, spaceId)).limit(1),
     database.select().from(entities).where(eq(entities.id, entityId)).limit(1),
-    database
-      .select({ entityId: members.entityId, agentId: agents.id })
-      .from(members)
-      .leftJoin(agents, eq(members.entityId, agents.entityId))
-      .where(eq(members.spaceId, spaceId)),
+    database.select({ entityId: members.entityId, agentId: agents.id }).from(members).leftJoin(agents, eq(members.entityId, agents.entityId)).where(eq(members.spaceId, spaceId)),
   ]);
   return {
     space: spaceRows[0],

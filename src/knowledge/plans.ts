@@ -16,12 +16,15 @@ import { checkCron, checkTimezone, nextRunAt, runAtMoment } from "./plan-schedul
 export const PlanFields = z.object({
   name: z.string().min(1).max(100).describe("Unique per agent; setting an existing name replaces that plan"),
   instruction: z.string().min(1).max(4000).describe("What to do when the plan is due"),
-  runAt: z.iso
-    .datetime({ offset: true, local: true })
-    .optional()
-    .describe("Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`"),
+  runAt: z.iso.datetime({ offset: true, local: true }).optional().describe("Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`"),
   cron: z.string().min(1).max(100).optional().describe('Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5"'),
-  everySeconds: z.number().int().min(10).max(365 * 24 * 3600).optional().describe("Run every N seconds"),
+  everySeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(365 * 24 * 3600)
+    .optional()
+    .describe("Run every N seconds"),
   timezone: z.string().min(1).max(64).optional().describe('IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC)'),
 });
 
@@ -98,7 +101,10 @@ export async function setPlans(context: KnowledgeContext, input: z.infer<typeof 
   const [first, ...rest] = statements;
   const results = await database.batch([first, ...rest]);
   const changed = results.flat();
-  await context.plansChanged?.(changed.map((plan) => ({ planId: plan.id, nextRunAt: plan.nextRunAt })), []);
+  await context.plansChanged?.(
+    changed.map((plan) => ({ planId: plan.id, nextRunAt: plan.nextRunAt })),
+    [],
+  );
   return { plans: await listPlans(context) };
 }
 
@@ -111,7 +117,10 @@ export async function deletePlans(context: KnowledgeContext, input: z.infer<type
       .returning({ id: plans.id }),
   );
   const deleted = first === undefined ? [] : (await context.database.batch([first, ...rest])).flat();
-  await context.plansChanged?.([], deleted.map((plan) => plan.id));
+  await context.plansChanged?.(
+    [],
+    deleted.map((plan) => plan.id),
+  );
   return { deleted: deleted.length };
 }
 

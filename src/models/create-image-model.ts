@@ -26,7 +26,10 @@ export async function createImageModel(config: ImageModelConfig, env: AppEnv): P
       if (!secret.ok) {
         return {
           ok: false,
-          error: secret.refusal === "unset" ? `The openai image provider needs an API key: set the ${name} secret` : `The openai image provider cannot use ${describeSecretRefusal(name, secret.refusal)}`,
+          error:
+            secret.refusal === "unset"
+              ? `The openai image provider needs an API key: set the ${name} secret`
+              : `The openai image provider cannot use ${describeSecretRefusal(name, secret.refusal)}`,
         };
       }
       const { createOpenAI } = await import("@ai-sdk/openai");

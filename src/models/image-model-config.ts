@@ -24,7 +24,10 @@ export const ImageModelConfig = z
     provider: z.enum(imageProviders),
     model: z.string().min(1).max(200).optional(),
     size: ImageSize.optional(),
-    aspectRatio: z.string().regex(/^\d{1,3}:\d{1,3}$/, "An aspect ratio such as 16:9").optional(),
+    aspectRatio: z
+      .string()
+      .regex(/^\d{1,3}:\d{1,3}$/, "An aspect ratio such as 16:9")
+      .optional(),
     /** OpenAI only: the Worker secret with the key (default OPENAI_API_KEY). */
     apiKeyEnv: ApiKeyEnv.optional(),
     /** OpenAI only: another endpoint speaking its images API. */

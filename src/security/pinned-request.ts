@@ -40,7 +40,10 @@ export function pinUrl(url: string | URL, pin: Pin): PinnedUrl {
   }
   if (parsed.username !== "" || parsed.password !== "") return { ok: false, error: "The request URL may not carry a user name or password" };
   if (parsed.origin !== pin.origin) {
-    return { ok: false, error: `The request would go to ${parsed.origin === "null" ? "a URL without an origin" : parsed.origin}, not to ${pin.origin}, where its configured headers belong` };
+    return {
+      ok: false,
+      error: `The request would go to ${parsed.origin === "null" ? "a URL without an origin" : parsed.origin}, not to ${pin.origin}, where its configured headers belong`,
+    };
   }
   const problem = outboundUrlProblem(parsed.href, pin.policy);
   return problem === undefined ? { ok: true, url: parsed } : { ok: false, error: problem };

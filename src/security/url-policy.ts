@@ -94,7 +94,7 @@ function isPrivateIpv4(octets: number[]): boolean {
   const address = ipv4Number(octets);
   return privateIpv4Ranges.some(([start, prefix]) => {
     const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
-    return ((address & mask) >>> 0) === ((ipv4Number(start) & mask) >>> 0);
+    return (address & mask) >>> 0 === (ipv4Number(start) & mask) >>> 0;
   });
 }
 

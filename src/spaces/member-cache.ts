@@ -20,7 +20,10 @@ export class MemberCache {
   /** Bumped by every invalidation: a read that started before one is not kept. */
   #generation = 0;
 
-  constructor(private readonly load: () => Database, private readonly spaceId: () => string) {}
+  constructor(
+    private readonly load: () => Database,
+    private readonly spaceId: () => string,
+  ) {}
 
   invalidate(): void {
     this.#loaded = undefined;

@@ -69,7 +69,10 @@ export class MessageFlusher {
       for (;;) {
         const rows = this.messages.dirty(flushBatch);
         if (rows.length === 0) break;
-        await upsertMessages(database, rows.map((row) => row.message));
+        await upsertMessages(
+          database,
+          rows.map((row) => row.message),
+        );
         this.messages.markFlushed(rows);
       }
       this.#failures = 0;

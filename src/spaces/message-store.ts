@@ -91,18 +91,12 @@ export class MessageStore {
 
   /** Messages of the window after `afterSeq`, oldest first. */
   after(afterSeq: number, limit: number): Message[] {
-    return this.sql
-      .exec<Row>("SELECT id, body FROM messages WHERE outside = 0 AND seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
-      .toArray()
-      .map(storedMessage);
+    return this.sql.exec<Row>("SELECT id, body FROM messages WHERE outside = 0 AND seq > ? ORDER BY seq LIMIT ?", afterSeq, limit).toArray().map(storedMessage);
   }
 
   /** The newest messages of the window, newest first. */
   newest(limit: number): Message[] {
-    return this.sql
-      .exec<Row>("SELECT id, body FROM messages WHERE outside = 0 ORDER BY seq DESC LIMIT ?", limit)
-      .toArray()
-      .map(storedMessage);
+    return this.sql.exec<Row>("SELECT id, body FROM messages WHERE outside = 0 ORDER BY seq DESC LIMIT ?", limit).toArray().map(storedMessage);
   }
 
   /** Rows below the window that changed and are not in D1 yet, by id (laid over D1's copies). */

@@ -11,7 +11,7 @@
 import type { AppEnv } from "../env";
 import type { SpaceEventInput } from "../protocol/space-event";
 import type { SpacePort } from "../protocol/space-port";
-import type { SpaceChannel } from "../tools/tool-context";
+import type { SpaceChannel } from "../tools";
 import { spaceStub } from "./space-stub";
 
 /** How long streamed events wait for company: short enough to look live. */

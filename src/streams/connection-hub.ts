@@ -180,10 +180,7 @@ export class ConnectionHub {
         this.#send(socket, JSON.stringify({ type: "pong", at: new Date().toISOString() }));
         return;
       }
-      this.#send(
-        socket,
-        JSON.stringify(errorEnvelope("invalid_frame", 'Unknown frame: this stream is server-to-client; the only client frame is {"type":"ping"}')),
-      );
+      this.#send(socket, JSON.stringify(errorEnvelope("invalid_frame", 'Unknown frame: this stream is server-to-client; the only client frame is {"type":"ping"}')));
     } catch {
       // never let a frame kill the object
     }

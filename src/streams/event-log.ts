@@ -68,12 +68,7 @@ export class EventLog implements StreamLog {
     const event = { seq, ...envelope };
     const frame = JSON.stringify(event);
     const publicFrame = publicData === undefined ? frame : JSON.stringify({ ...event, data: publicData });
-    this.sql.exec(
-      "INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, ?)",
-      seq,
-      frame,
-      publicFrame === frame ? null : publicFrame,
-    );
+    this.sql.exec("INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, ?)", seq, frame, publicFrame === frame ? null : publicFrame);
     this.#lastSeq = seq;
     this.#appendsSinceTrim += 1;
     if (this.#appendsSinceTrim >= 500) {
@@ -87,14 +82,12 @@ export class EventLog implements StreamLog {
   /** Whether any message was ever logged here (the log was trimmed, or holds a `space.message`). */
   hadMessages(): boolean {
     if (this.sql.exec("SELECT 1 FROM event_meta WHERE key = 'last_seq'").toArray().length > 0) return true;
-    return this.sql.exec("SELECT 1 FROM event_log WHERE frame LIKE '%\"type\":\"space.message\"%' LIMIT 1").toArray().length > 0;
+    return this.sql.exec('SELECT 1 FROM event_log WHERE frame LIKE \'%"type":"space.message"%\' LIMIT 1').toArray().length > 0;
   }
 
   /** Frames after `afterSeq`, oldest first, for a secret or public audience. */
   framesAfter(afterSeq: number, audience: "secret" | "public"): { seq: number; frame: string }[] {
-    const rows = this.sql
-      .exec<EventRow>("SELECT seq, frame, public_frame FROM event_log WHERE seq > ? ORDER BY seq", afterSeq)
-      .toArray();
+    const rows = this.sql.exec<EventRow>("SELECT seq, frame, public_frame FROM event_log WHERE seq > ? ORDER BY seq", afterSeq).toArray();
     return rows.map((row) => ({ seq: row.seq, frame: audience === "public" && row.public_frame !== null ? row.public_frame : row.frame }));
   }
 }

@@ -53,11 +53,7 @@ export function openStream(request: Request, log: StreamLog, hub: ConnectionHub)
   const afterSeq = parseAfterSeq(url.searchParams.get("afterSeq") ?? request.headers.get("last-event-id"));
   if (!afterSeq.ok) return errorResponse(400, "invalid_query", afterSeq.message);
   if (afterSeq.value !== undefined && afterSeq.value > log.lastSeq) {
-    return errorResponse(
-      400,
-      "after_seq_out_of_range",
-      `afterSeq ${afterSeq.value} is beyond the last event (seq ${log.lastSeq})`,
-    );
+    return errorResponse(400, "after_seq_out_of_range", `afterSeq ${afterSeq.value} is beyond the last event (seq ${log.lastSeq})`);
   }
   const replay = afterSeq.value === undefined ? [] : log.framesAfter(afterSeq.value, subscriber.audience);
   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") return hub.acceptWebSocket(subscriber, replay);

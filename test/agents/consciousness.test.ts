@@ -38,10 +38,7 @@ describe("remembering big tool results", () => {
   it("shortens large tool results before storing them and leaves small ones alone", async () => {
     const { compactToolResults } = await import("../../src/agents/consciousness");
     const big = { type: "json" as const, value: { data: "y".repeat(50_000) } };
-    const messages: ModelMessage[] = [
-      ...cycle(1),
-      { role: "tool", content: [{ type: "tool-result", toolCallId: "big", toolName: "fetch", output: big }] },
-    ];
+    const messages: ModelMessage[] = [...cycle(1), { role: "tool", content: [{ type: "tool-result", toolCallId: "big", toolName: "fetch", output: big }] }];
     const compacted = compactToolResults(messages, 1_000);
     expect(compacted.slice(0, 3)).toEqual(messages.slice(0, 3));
     const part = (compacted[3].content as { output: { type: string; value: string } }[])[0];

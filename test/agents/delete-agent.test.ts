@@ -27,10 +27,14 @@ describe("deleting an agent", () => {
     const row = await env.DB.prepare("SELECT status FROM pending_tool_calls WHERE tool_call_id = ?").bind(toolCallId).first<{ status: string }>();
     expect(row?.status).toBe("expired");
     // A deleted agent's routes answer 404: what its object still holds is read inside it.
-    await waitUntil(async () => {
-      const state = await agentState(world.agent.id);
-      return state.deadlines.length === 0 && state.alarm === null && state.activeRun === undefined && state.pending === 0;
-    }, 5_000, "the object forgets the agent");
+    await waitUntil(
+      async () => {
+        const state = await agentState(world.agent.id);
+        return state.deadlines.length === 0 && state.alarm === null && state.activeRun === undefined && state.pending === 0;
+      },
+      5_000,
+      "the object forgets the agent",
+    );
     // A request that races the delete finds an empty object, never a broken one.
     await expect(agentObject(world.agent.id).deliver({ type: "external", data: { late: true } })).resolves.toMatchObject({ eventId: expect.any(String) });
     await waitUntil(async () => (await agentState(world.agent.id)).pending === 0, 5_000, "the stray event is dropped for the deleted agent");

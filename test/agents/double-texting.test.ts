@@ -14,7 +14,12 @@ const message = (id: string, spaceId: string, entityId: string, text: string, at
 });
 
 describe("double texting, decided", () => {
-  const events = [message("a", "s1", "p", "one", 0), message("b", "s1", "p", "two", 100), message("c", "s2", "q", "other", 200), { id: "x", receivedAt: new Date(300).toISOString(), attempts: 0, event: { type: "external" as const, data: 1 } }];
+  const events = [
+    message("a", "s1", "p", "one", 0),
+    message("b", "s1", "p", "two", 100),
+    message("c", "s2", "q", "other", 200),
+    { id: "x", receivedAt: new Date(300).toISOString(), attempts: 0, event: { type: "external" as const, data: 1 } },
+  ];
 
   it("latest keeps the newest message of each space, and every other event", () => {
     expect(supersededEvents("latest", events).map((queued) => queued.id)).toEqual(["a"]);
@@ -58,7 +63,12 @@ async function busyAgent(doubleTexting: unknown, turns: unknown[]) {
   return { person, spaceId, agent, stream, release };
 }
 
-const holdThenSkip = [{ toolCalls: [{ name: "hold", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }];
+const holdThenSkip = [
+  { toolCalls: [{ name: "hold", args: {} }] },
+  { toolCalls: [{ name: "skip", args: {} }] },
+  { toolCalls: [{ name: "skip", args: {} }] },
+  { toolCalls: [{ name: "skip", args: {} }] },
+];
 
 describe("double texting, end to end", () => {
   it("interrupt: a message during a cycle ends it at the next step; the next cycle starts over with everything", async () => {
@@ -106,7 +116,11 @@ describe("double texting, end to end", () => {
   it("debounce: a burst of messages starts one cycle, after the burst goes quiet", async () => {
     const person = await createHuman("Burst");
     const spaceId = await createSpace([person]);
-    const agent = await createAgent({ agent: { name: "Patient" }, model: { provider: "scripted", turns: [{ toolCalls: [{ name: "skip", args: {} }] }] }, loop: { doubleTexting: { debounceMs: 400 } } });
+    const agent = await createAgent({
+      agent: { name: "Patient" },
+      model: { provider: "scripted", turns: [{ toolCalls: [{ name: "skip", args: {} }] }] },
+      loop: { doubleTexting: { debounceMs: 400 } },
+    });
     await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
     const sent = [];
     for (const text of ["a", "b", "c"]) sent.push(await postMessage(spaceId, person, text));

@@ -9,8 +9,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { getDatabase } from "../../src/db/client";
-import { importAgent } from "../../src/agents/import-agent";
-import type { AgentDocument } from "../../src/agents/agent-document";
+import { importAgent } from "../../src/agents/portable/import-agent";
+import type { AgentDocument } from "../../src/agents/portable/agent-document";
 import { AgentConfig } from "../../src/agents/agent-config";
 import type { AppEnv } from "../../src/env";
 import { setGoals } from "../../src/knowledge/goals";
@@ -24,10 +24,26 @@ import { countRows } from "../support/database-state";
 import { readErrorEnvelope } from "../support/error-envelope";
 
 type Document = AgentDocument & Record<string, unknown>;
-type Plan = { id: string; name: string; instruction: string; runAt: string | null; cron: string | null; everySeconds: number | null; timezone: string | null; nextRunAt: string | null; lastRunAt: string | null };
+type Plan = {
+  id: string;
+  name: string;
+  instruction: string;
+  runAt: string | null;
+  cron: string | null;
+  everySeconds: number | null;
+  timezone: string | null;
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+};
 
 const notesScript = [
-  { toolCalls: [{ name: "notes_read", args: { path: "people/ada.md" } }, { name: "get_goals", args: {} }, { name: "get_memories", args: {} }] },
+  {
+    toolCalls: [
+      { name: "notes_read", args: { path: "people/ada.md" } },
+      { name: "get_goals", args: {} },
+      { name: "get_memories", args: {} },
+    ],
+  },
   { text: "I have my notes and goals." },
 ];
 
@@ -60,7 +76,12 @@ async function richAgent(name = "Archivist", extra: Record<string, unknown> = {}
       { description: "Say hello", priority: 10 },
     ],
   });
-  await setMemories(knowledge, { memories: [{ key: "ada.birthday", value: "10 December" }, { key: "office", value: "Paris, 3rd floor" }] });
+  await setMemories(knowledge, {
+    memories: [
+      { key: "ada.birthday", value: "10 December" },
+      { key: "office", value: "Paris, 3rd floor" },
+    ],
+  });
   const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
   await setPlans(knowledge, {
     plans: [
@@ -93,7 +114,11 @@ async function notesOf(agentId: string): Promise<{ path: string; content: string
   const prefix = notesPrefix(agentId);
   const listed = await env.FILES.list({ prefix, include: ["customMetadata"] });
   return Promise.all(
-    listed.objects.map(async (object) => ({ path: object.key.slice(prefix.length), content: (await (await env.FILES.get(object.key))?.text()) ?? "", summary: object.customMetadata?.summary })),
+    listed.objects.map(async (object) => ({
+      path: object.key.slice(prefix.length),
+      content: (await (await env.FILES.get(object.key))?.text()) ?? "",
+      summary: object.customMetadata?.summary,
+    })),
   );
 }
 
@@ -105,7 +130,8 @@ async function everything() {
   return { ...(await countRows()), goals: goals?.count, memories: memories?.count, plans: plans?.count, agentObjects: objects.objects.length, truncated: objects.truncated };
 }
 
-const withoutTimes = <T extends Record<string, unknown>>(rows: T[], ...fields: string[]) => rows.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !["id", "updatedAt", ...fields].includes(key))));
+const withoutTimes = <T extends Record<string, unknown>>(rows: T[], ...fields: string[]) =>
+  rows.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => !["id", "updatedAt", ...fields].includes(key))));
 
 describe("export", () => {
   it("is one document: config, goals in order, memories, plans as schedules, notes by path; no ids", async () => {
@@ -159,7 +185,12 @@ describe("export", () => {
   it("is refused when a secret's value was pasted in literally (a header, a memory): nothing leaves", async () => {
     const pasted = await createAgent({
       ...sourceConfig("Paster"),
-      tools: [{ ...sourceConfig("x").tools[0], execution: { url: "http://api.test/people/{{who}}", method: "GET", headers: { "x-token": env.TOOL_API_TOKEN, "x-other": "${env.TOOL_API_TOKEN}" } } }],
+      tools: [
+        {
+          ...sourceConfig("x").tools[0],
+          execution: { url: "http://api.test/people/{{who}}", method: "GET", headers: { "x-token": env.TOOL_API_TOKEN, "x-other": "${env.TOOL_API_TOKEN}" } },
+        },
+      ],
     });
     const refused = await exportOf(pasted.id);
     expect(refused.status).toBe(422);
@@ -202,9 +233,14 @@ describe("import", () => {
 
     const [copy, original] = await Promise.all([secret<{ config: unknown; name: string }>(`/api/agents/${body.id}`), secret<{ config: unknown }>(`/api/agents/${source.id}`)]);
     expect(copy.body.config).toEqual(original.body.config);
-    expect((await secret<{ entities: { id: string; name: string; type: string }[] }>(`/api/entities/${body.entityId}`)).body).toMatchObject({ id: body.entityId, type: "agent", name: "Archivist" });
+    expect((await secret<{ entities: { id: string; name: string; type: string }[] }>(`/api/entities/${body.entityId}`)).body).toMatchObject({
+      id: body.entityId,
+      type: "agent",
+      name: "Archivist",
+    });
 
-    const list = async (agentId: string, what: "goals" | "memories" | "plans") => (await secret<Record<string, Record<string, unknown>[]>>(`/api/agents/${agentId}/${what}`)).body[what];
+    const list = async (agentId: string, what: "goals" | "memories" | "plans") =>
+      (await secret<Record<string, Record<string, unknown>[]>>(`/api/agents/${agentId}/${what}`)).body[what];
     expect(withoutTimes(await list(body.id, "goals"))).toEqual(withoutTimes(await list(source.id, "goals")));
     expect(withoutTimes(await list(body.id, "memories"))).toEqual(withoutTimes(await list(source.id, "memories")));
 
@@ -223,8 +259,14 @@ describe("import", () => {
     expect([1, 2, 3, 4, 5]).toContain(new Date(morning.getTime() + 2 * 3_600_000).getUTCDay());
     // The plans route gives nextRunAt; only the deadline table tells that each is armed for it.
     const deadlines = (await agentState(body.id)).deadlines.filter((deadline) => deadline.kind === "plan");
-    expect(deadlines.map((deadline) => deadline.id).sort()).toEqual(plans.filter((plan) => plan.nextRunAt !== null).map((plan) => `plan:${plan.id}`).sort());
-    for (const plan of plans.filter((entry) => entry.nextRunAt !== null)) expect(deadlines.find((deadline) => deadline.id === `plan:${plan.id}`)?.dueAt).toBe(Date.parse(plan.nextRunAt as string));
+    expect(deadlines.map((deadline) => deadline.id).sort()).toEqual(
+      plans
+        .filter((plan) => plan.nextRunAt !== null)
+        .map((plan) => `plan:${plan.id}`)
+        .sort(),
+    );
+    for (const plan of plans.filter((entry) => entry.nextRunAt !== null))
+      expect(deadlines.find((deadline) => deadline.id === `plan:${plan.id}`)?.dueAt).toBe(Date.parse(plan.nextRunAt as string));
 
     const sortByPath = (notes: Awaited<ReturnType<typeof notesOf>>) => [...notes].sort((a, b) => a.path.localeCompare(b.path));
     expect(sortByPath(await notesOf(body.id))).toEqual(sortByPath(await notesOf(source.id)));
@@ -239,12 +281,18 @@ describe("import", () => {
     const source = await richAgent("Worker");
     const { body } = await importDocument((await exportOf(source.id)).body, { query: "?name=Worker%20copy" });
     expect(body.name).toBe("Worker copy");
-    expect((await secret<{ name: string; config: { agent: { name: string } } }>(`/api/agents/${body.id}`)).body).toMatchObject({ name: "Worker copy", config: { agent: { name: "Worker copy" } } });
+    expect((await secret<{ name: string; config: { agent: { name: string } } }>(`/api/agents/${body.id}`)).body).toMatchObject({
+      name: "Worker copy",
+      config: { agent: { name: "Worker copy" } },
+    });
     await secret(`/api/agents/${body.id}/inbox`, { body: { type: "external", data: { go: true } } });
     const [run] = await settledRuns(body.id);
     expect(run.status).toBe("completed");
     const result = (name: string) => run.toolCalls.find((entry) => entry.toolName === name);
-    expect(result("notes_read")).toMatchObject({ status: "completed", result: { path: "people/ada.md", content: expect.stringContaining("Wrote the first program."), summary: "Ada Lovelace, programmer" } });
+    expect(result("notes_read")).toMatchObject({
+      status: "completed",
+      result: { path: "people/ada.md", content: expect.stringContaining("Wrote the first program."), summary: "Ada Lovelace, programmer" },
+    });
     expect((result("get_goals")?.result as { goals: { description: string }[] }).goals.map((goal) => goal.description)).toEqual(["Know everyone", "File the notes", "Say hello"]);
     expect((result("get_memories")?.result as { memories: { key: string }[] }).memories.map((memory) => memory.key)).toEqual(["ada.birthday", "office"]);
     expect(run.steps.at(-1)?.text).toBe("I have my notes and goals.");
@@ -280,27 +328,81 @@ describe("a bad document is a 400 with the path of each problem, and writes noth
   const cases: { name: string; change: (document: Document) => unknown; path: string; message?: string }[] = [
     { name: "another format", change: (document) => ({ ...document, format: "acme.bot" }), path: "document.format", message: "Not a Switchboard agent document" },
     { name: "another version", change: (document) => ({ ...document, version: 2 }), path: "document.version", message: "version 1" },
-    { name: "a config the schema refuses", change: (document) => ({ ...document, agent: { ...document.agent, config: { ...document.agent.config, tools: [{ ...document.agent.config.tools[0], name: "bad name!" }] } } }), path: "document.agent.config.tools.0.name" },
+    {
+      name: "a config the schema refuses",
+      change: (document) => ({
+        ...document,
+        agent: { ...document.agent, config: { ...document.agent.config, tools: [{ ...document.agent.config.tools[0], name: "bad name!" }] } },
+      }),
+      path: "document.agent.config.tools.0.name",
+    },
     {
       name: "a header secret that is not set (the save-time check)",
-      change: (document) => ({ ...document, agent: { ...document.agent, config: { ...document.agent.config, tools: [{ ...document.agent.config.tools[0], execution: { url: "http://api.test/x", method: "GET", headers: { authorization: "${env.NOT_SET_ANYWHERE}" } } }] } } }),
+      change: (document) => ({
+        ...document,
+        agent: {
+          ...document.agent,
+          config: {
+            ...document.agent.config,
+            tools: [{ ...document.agent.config.tools[0], execution: { url: "http://api.test/x", method: "GET", headers: { authorization: "${env.NOT_SET_ANYWHERE}" } } }],
+          },
+        },
+      }),
       path: "document.agent.config.tools.0.execution.headers.authorization",
       message: "NOT_SET_ANYWHERE",
     },
     {
       name: "a sub-agent this gateway does not have",
-      change: (document) => ({ ...document, agent: { ...document.agent, config: { ...document.agent.config, tools: [{ name: "ask", executionType: "agent", execution: { agentId: "agt_00000000000000000000000000000000" } }] } } }),
+      change: (document) => ({
+        ...document,
+        agent: {
+          ...document.agent,
+          config: { ...document.agent.config, tools: [{ name: "ask", executionType: "agent", execution: { agentId: "agt_00000000000000000000000000000000" } }] },
+        },
+      }),
       path: "document.agent.config.tools.0.execution.agentId",
     },
-    { name: "a bad goal", change: (document) => ({ ...document, goals: [...document.goals, ...document.goals, { description: "Too keen", priority: 500 }] }), path: "document.goals.6.priority" },
-    { name: "a memory key twice", change: (document) => ({ ...document, memories: [...document.memories, { key: "office", value: "again" }] }), path: "document.memories.2.key", message: "Duplicate" },
-    { name: "a plan with two schedules", change: (document) => ({ ...document, plans: [{ name: "x", instruction: "y", cron: "0 9 * * *", everySeconds: 60 }] }), path: "document.plans.0" },
-    { name: "a plan in an unknown zone", change: (document) => ({ ...document, plans: [{ name: "x", instruction: "y", cron: "0 9 * * *", timezone: "Mars/Olympus" }] }), path: "document.plans.0.timezone" },
-    { name: "too many notes", change: (document) => ({ ...document, notes: Array.from({ length: 101 }, (_, index) => ({ path: `n${index}.md`, content: "x" })) }), path: "document.notes", message: "100" },
-    { name: "a note path going up", change: (document) => ({ ...document, notes: [{ path: "../x", content: "escape" }] }), path: "document.notes.0.path", message: '".." segments' },
+    {
+      name: "a bad goal",
+      change: (document) => ({ ...document, goals: [...document.goals, ...document.goals, { description: "Too keen", priority: 500 }] }),
+      path: "document.goals.6.priority",
+    },
+    {
+      name: "a memory key twice",
+      change: (document) => ({ ...document, memories: [...document.memories, { key: "office", value: "again" }] }),
+      path: "document.memories.2.key",
+      message: "Duplicate",
+    },
+    {
+      name: "a plan with two schedules",
+      change: (document) => ({ ...document, plans: [{ name: "x", instruction: "y", cron: "0 9 * * *", everySeconds: 60 }] }),
+      path: "document.plans.0",
+    },
+    {
+      name: "a plan in an unknown zone",
+      change: (document) => ({ ...document, plans: [{ name: "x", instruction: "y", cron: "0 9 * * *", timezone: "Mars/Olympus" }] }),
+      path: "document.plans.0.timezone",
+    },
+    {
+      name: "too many notes",
+      change: (document) => ({ ...document, notes: Array.from({ length: 101 }, (_, index) => ({ path: `n${index}.md`, content: "x" })) }),
+      path: "document.notes",
+      message: "100",
+    },
+    {
+      name: "a note path going up",
+      change: (document) => ({ ...document, notes: [{ path: "../x", content: "escape" }] }),
+      path: "document.notes.0.path",
+      message: '".." segments',
+    },
     { name: "an absolute note path", change: (document) => ({ ...document, notes: [{ path: "/agents/other/notes/x.md", content: "escape" }] }), path: "document.notes.0.path" },
     { name: "a note path in disguise", change: (document) => ({ ...document, notes: [{ path: "a/%2e%2e/x", content: "escape" }] }), path: "document.notes.0.path" },
-    { name: "a note over 256 KB", change: (document) => ({ ...document, notes: [{ path: "big.md", content: "x".repeat(256_001) }] }), path: "document.notes.0.content", message: "256000" },
+    {
+      name: "a note over 256 KB",
+      change: (document) => ({ ...document, notes: [{ path: "big.md", content: "x".repeat(256_001) }] }),
+      path: "document.notes.0.content",
+      message: "256000",
+    },
     { name: "one note twice", change: (document) => ({ ...document, notes: [document.notes[0], { ...document.notes[0] }] }), path: "document.notes.1.path", message: "Duplicate" },
     { name: "an unknown field", change: (document) => ({ ...document, secrets: { TOOL_API_TOKEN: "x" } }), path: "document" },
   ];

@@ -13,7 +13,13 @@ describe("reflection after a cycle", () => {
   it("a cycle that did real work is followed by a notes-only pass, marked as reflection, that wakes nobody and never loops", async () => {
     const listener = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
     const world = await catalogueAgent({ builtins: ["spaces", "notes", "time"], reflection: { enabled: true } }, (spaceId) => [
-      { toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "send_message", args: { text: "Hello Pat" } }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "send_message", args: { text: "Hello Pat" } },
+          { name: "skip", args: {} },
+        ],
+      },
       {
         toolCalls: [
           { name: "notes_append", args: { path: "lessons.md", entry: "- Pat likes short greetings", summary: "What I learned about people" } },
@@ -58,7 +64,14 @@ describe("reflection after a cycle", () => {
     const quiet = await catalogueAgent({ builtins: ["spaces", "notes"], reflection: { enabled: true } }, () => [{ toolCalls: [{ name: "skip", args: {} }] }]);
     await quiet.wake();
     expect(await settledRuns(quiet.agent.id)).toHaveLength(1);
-    const off = await catalogueAgent({ builtins: ["spaces", "notes"] }, (spaceId) => [{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "skip", args: {} }] }]);
+    const off = await catalogueAgent({ builtins: ["spaces", "notes"] }, (spaceId) => [
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "skip", args: {} },
+        ],
+      },
+    ]);
     await off.wake();
     expect(await settledRuns(off.agent.id)).toHaveLength(1);
   });

@@ -18,7 +18,9 @@ describe("the cycle budget", () => {
   });
 
   it("a cycle over limits.maxCyclesPerMinute waits its turn, visible on the agent stream and in its run record", async () => {
-    const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }], { limits: { maxCyclesPerMinute: 1 } }));
+    const agent = await createAgent(
+      scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }], { limits: { maxCyclesPerMinute: 1 } }),
+    );
     const stream = await openSse(`/api/agents/${agent.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { n: 1 } } });
     await waitForRuns(agent.id, 1);
@@ -60,8 +62,27 @@ describe("hops", () => {
   it("a gateway tool's request carries its cycle's hop plus one, so a tool that calls the gateway back is bounded", async () => {
     const person = await createHuman();
     const spaceId = await createSpace([person]);
-    const echo = { name: "echo", description: "Echo", executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: "http://api.test/echo", method: "POST" } };
-    const agent = await createAgent(scriptedConfig([{ toolCalls: [{ name: "echo", args: {} }, { name: "skip", args: {} }] }], { tools: [echo] }));
+    const echo = {
+      name: "echo",
+      description: "Echo",
+      executionType: "gateway",
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { url: "http://api.test/echo", method: "POST" },
+    };
+    const agent = await createAgent(
+      scriptedConfig(
+        [
+          {
+            toolCalls: [
+              { name: "echo", args: {} },
+              { name: "skip", args: {} },
+            ],
+          },
+        ],
+        { tools: [echo] },
+      ),
+    );
     await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
     const posted = await call(`/api/spaces/${spaceId}/messages`, {
       body: { text: "from a tool three hops deep", entityId: person },
@@ -81,7 +102,15 @@ describe("hops", () => {
     const spaceId = await createSpace([person]);
     const listener = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
     const talker = await createAgent(
-      scriptedConfig([{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "send_message", args: { text: "ping", mentions: [listener.entityId] } }, { name: "skip", args: {} }] }]),
+      scriptedConfig([
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "send_message", args: { text: "ping", mentions: [listener.entityId] } },
+            { name: "skip", args: {} },
+          ],
+        },
+      ]),
     );
     for (const member of [listener, talker]) await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: member.entityId } });
     const stream = await openSse(`/api/agents/${talker.id}/stream`, { "x-secret-key": env.GATEWAY_SECRET_KEY });

@@ -33,8 +33,16 @@ describe("stored JSON read back", () => {
     const read = await runInDurableObject(freshAgent(), async (_instance: AgentDO, state) => {
       const journal = new CycleJournal(state.storage.sql, new AgentStorage(state.storage));
       const record = { step: { stepNumber: 0, text: "", finishReason: "tool-calls", toolCallIds: [], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } }, toolCalls: [] };
-      state.storage.sql.exec("INSERT INTO journal_steps (run_id, step, messages, record) VALUES ('run_x', 0, ?, ?)", JSON.stringify([{ role: "assistant", content: "ok" }]), JSON.stringify(record));
-      state.storage.sql.exec("INSERT INTO journal_steps (run_id, step, messages, record) VALUES ('run_x', 1, ?, ?)", JSON.stringify([{ role: "wizard", content: 7 }]), JSON.stringify({ step: "?" }));
+      state.storage.sql.exec(
+        "INSERT INTO journal_steps (run_id, step, messages, record) VALUES ('run_x', 0, ?, ?)",
+        JSON.stringify([{ role: "assistant", content: "ok" }]),
+        JSON.stringify(record),
+      );
+      state.storage.sql.exec(
+        "INSERT INTO journal_steps (run_id, step, messages, record) VALUES ('run_x', 1, ?, ?)",
+        JSON.stringify([{ role: "wizard", content: 7 }]),
+        JSON.stringify({ step: "?" }),
+      );
       let error = "";
       try {
         journal.completedSteps("run_x");
@@ -60,7 +68,10 @@ describe("stored JSON read back", () => {
     const spaceId = `spc_${crypto.randomUUID().replaceAll("-", "")}`;
     const failure = await runInDurableObject(env.SPACE.getByName(spaceId), async (instance: SpaceDO, state) => {
       state.storage.sql.exec("INSERT INTO message_meta (key, value) VALUES ('window_start', 0), ('d1_checked', 1)");
-      state.storage.sql.exec("INSERT INTO messages (id, seq, body, dirty, version, created_ms, outside) VALUES ('msg_x', 1, ?, 0, 1, 0, 0)", JSON.stringify({ id: "msg_x", seq: "one" }));
+      state.storage.sql.exec(
+        "INSERT INTO messages (id, seq, body, dirty, version, created_ms, outside) VALUES ('msg_x', 1, ?, 0, 1, 0, 0)",
+        JSON.stringify({ id: "msg_x", seq: "one" }),
+      );
       return instance.readMessages(0, 10).then(
         () => "read",
         (error: unknown) => String(error),

@@ -11,7 +11,7 @@ import { and, count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDatabase } from "../../src/db/client";
 import { entities, members, webhookSubscriptions } from "../../src/db/schema";
-import { maxSubscriptionsPerTarget } from "../../src/db/webhook-subscriptions";
+import { maxSubscriptionsPerTarget } from "../../src/webhooks/webhook-subscriptions";
 import { createHuman, createSpace, secret } from "../support/api";
 import { createAgent } from "../support/agents";
 import { expectErrorEnvelope } from "../support/error-envelope";
@@ -78,7 +78,10 @@ describe("limits under concurrency", () => {
     const guest = await createHuman("Guest");
     const outcome = await race(30, () => secret(`/api/spaces/${spaceId}/members`, { body: { entityId: guest } }));
     expect(outcome).toEqual({ created: 1, statuses: [201, 409], codes: ["conflict"] });
-    const [row] = await database.select({ stored: count() }).from(members).where(and(eq(members.spaceId, spaceId), eq(members.entityId, guest)));
+    const [row] = await database
+      .select({ stored: count() })
+      .from(members)
+      .where(and(eq(members.spaceId, spaceId), eq(members.entityId, guest)));
     expect(row.stored).toBe(1);
   });
 });

@@ -35,7 +35,9 @@ describe("a transition cut short by a crash", () => {
     await runInDurableObject(agentObject(world.agent.id), async (_instance: AgentDO, state) => {
       new AgentStorage(state.storage).stage(callId, { type: "ok", value: { staged: true } }, Date.now());
     });
-    await env.DB.prepare("UPDATE pending_tool_calls SET status = 'resolved', result = ? WHERE tool_call_id = ?").bind(JSON.stringify({ staged: true }), callId).run();
+    await env.DB.prepare("UPDATE pending_tool_calls SET status = 'resolved', result = ? WHERE tool_call_id = ?")
+      .bind(JSON.stringify({ staged: true }), callId)
+      .run();
     await crash(world.agent.id);
     const [, second] = await waitForRuns(world.agent.id, 2);
     expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId: callId, result: { staged: true } }]);
@@ -69,8 +71,17 @@ describe("a transition cut short by a crash", () => {
 describe("calls done again after a crash", () => {
   it("a gateway request cut off by a crash is sent again with the same idempotency key, and the run continues once", async () => {
     const hookId = `hang-${crypto.randomUUID()}`;
-    const gateway = { name: "charge", description: "Charge the card", executionType: "gateway", visible: true, inputSchema: { type: "object" }, execution: { url: `http://api.test/hang-once/${hookId}`, method: "POST" } };
-    const world = await toolWorld([gateway], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "charge", args: { amount: 5 } }] }, { toolCalls: [skip] }], { toolTimeout: 20_000 });
+    const gateway = {
+      name: "charge",
+      description: "Charge the card",
+      executionType: "gateway",
+      visible: true,
+      inputSchema: { type: "object" },
+      execution: { url: `http://api.test/hang-once/${hookId}`, method: "POST" },
+    };
+    const world = await toolWorld([gateway], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "charge", args: { amount: 5 } }] }, { toolCalls: [skip] }], {
+      toolTimeout: 20_000,
+    });
     await world.wake();
     await waitUntil(async () => (await recorded(hookId)).length === 1, 5_000, "the first request");
     await crash(world.agent.id);
@@ -98,7 +109,10 @@ describe("calls done again after a crash", () => {
       inputSchema: { type: "object" },
       execution: { webhook: `http://hooks.test/down/2/${hookId}` },
     };
-    const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [{ name: "fetchData", args: { query: 1 } }] }, { toolCalls: [enter(spaceId), { name: "send_message", args: { text: "Thanks" } }, skip] }]);
+    const world = await toolWorld([tool], (spaceId) => [
+      { toolCalls: [{ name: "fetchData", args: { query: 1 } }] },
+      { toolCalls: [enter(spaceId), { name: "send_message", args: { text: "Thanks" } }, skip] },
+    ]);
     await world.wake();
     const { runId, toolCallId } = (await world.agentStream.waitForType("tool.webhook.failed")).data as { runId?: string; toolCallId: string };
     await crash(world.agent.id);
@@ -119,15 +133,26 @@ describe("calls done again after a crash", () => {
 
 describe("recovery has a cap", () => {
   it("a run interrupted on every attempt fails after three, keeps its events, and closes its card", async () => {
-    const gateway = { name: "stuck", description: "Never answers", executionType: "gateway", visible: true, inputSchema: { type: "object" }, execution: { url: "http://api.test/hang", method: "POST" } };
+    const gateway = {
+      name: "stuck",
+      description: "Never answers",
+      executionType: "gateway",
+      visible: true,
+      inputSchema: { type: "object" },
+      execution: { url: "http://api.test/hang", method: "POST" },
+    };
     const world = await toolWorld([gateway], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "stuck", args: {} }] }], { toolTimeout: 60_000 });
     await world.wake();
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       // Wait until this attempt is inside the call (the journal's open calls: no route shows them), then kill it.
-      await waitUntil(async () => {
-        const state = await agentState(world.agent.id);
-        return state.activeRun?.attempt === attempt && state.activeRun.running && state.openCalls.some((call) => call.toolName === "stuck");
-      }, 8_000, `attempt ${attempt} in the call`);
+      await waitUntil(
+        async () => {
+          const state = await agentState(world.agent.id);
+          return state.activeRun?.attempt === attempt && state.activeRun.running && state.openCalls.some((call) => call.toolName === "stuck");
+        },
+        8_000,
+        `attempt ${attempt} in the call`,
+      );
       await crash(world.agent.id);
     }
     const [run] = await waitForRuns(world.agent.id, 1, 10_000);

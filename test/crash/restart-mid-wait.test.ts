@@ -80,7 +80,11 @@ describe("a restart in the middle of a wait", () => {
   });
 
   it("a wait whose timeout passed while the object was down ends with the timeout, and the late result reaches the inbox", async () => {
-    const world = await toolWorld([waitingTool({ timeout: 400 })], () => [{ toolCalls: [{ name: "fetchData", args: { query: "slow" } }] }, { toolCalls: [skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([waitingTool({ timeout: 400 })], () => [
+      { toolCalls: [{ name: "fetchData", args: { query: "slow" } }] },
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const { runId, toolCallId } = (await world.agentStream.waitForType("tool.pending")).data as { runId: string; toolCallId: string };
     await abortAllDurableObjects();

@@ -59,7 +59,10 @@ describe("the space log in the object", () => {
     // And the stream's history agrees with D1, seq for seq.
     const { results } = await env.DB.prepare("SELECT seq FROM messages WHERE space_id = ? ORDER BY seq").bind(spaceId).all<{ seq: number }>();
     expect((await readAll(spaceId)).map((message) => message.seq)).toEqual(results.map((row) => row.seq));
-    const dirty = await runInDurableObject(spaceObject(spaceId), async (_instance: SpaceDO, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE dirty = 1").one().n);
+    const dirty = await runInDurableObject(
+      spaceObject(spaceId),
+      async (_instance: SpaceDO, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE dirty = 1").one().n,
+    );
     expect(dirty).toBe(0);
   });
 
@@ -98,7 +101,10 @@ describe("the space log in the object", () => {
       return store.windowStart();
     });
     await abortAllDurableObjects();
-    const kept = await runInDurableObject(spaceObject(spaceId), async (_instance: SpaceDO, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n);
+    const kept = await runInDurableObject(
+      spaceObject(spaceId),
+      async (_instance: SpaceDO, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM messages").one().n,
+    );
     expect(kept).toBe(4);
     const texts = Array.from({ length: 12 }, (_, index) => `h${index}`);
     // Pages that cross the seam, at every page size.
@@ -122,8 +128,21 @@ describe("the space log in the object", () => {
       const last = state.storage.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM event_log").one().seq ?? 0;
       for (let index = 1; index <= 3; index += 1) {
         const seq = last + index;
-        const message = { id: `msg_old_${spaceId}_${index}`, spaceId, seq, entityId: person, role: "user", status: "complete", createdAt: new Date().toISOString(), text: `old${index}` };
-        state.storage.sql.exec("INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, NULL)", seq, JSON.stringify({ seq, spaceId, type: "space.message", at: message.createdAt, data: message }));
+        const message = {
+          id: `msg_old_${spaceId}_${index}`,
+          spaceId,
+          seq,
+          entityId: person,
+          role: "user",
+          status: "complete",
+          createdAt: new Date().toISOString(),
+          text: `old${index}`,
+        };
+        state.storage.sql.exec(
+          "INSERT INTO event_log (seq, frame, public_frame) VALUES (?, ?, NULL)",
+          seq,
+          JSON.stringify({ seq, spaceId, type: "space.message", at: message.createdAt, data: message }),
+        );
         await env.DB.prepare("INSERT INTO messages (id, space_id, seq, entity_id, role, text, status, created_at) VALUES (?, ?, ?, ?, 'user', ?, 'complete', ?)")
           .bind(message.id, spaceId, seq, person, message.text, message.createdAt)
           .run();

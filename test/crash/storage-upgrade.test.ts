@@ -38,7 +38,11 @@ const fixtures = [StorageFixture.parse(beforeVersioning), StorageFixture.parse(b
 const stagedAnswer = { answer: "staged before the upgrade" };
 
 const versionOf = (sql: SqlStorage) => sql.exec<{ version: number }>("SELECT version FROM schema_version").one().version;
-const columnsOf = (sql: SqlStorage, table: string) => sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((row) => row.name);
+const columnsOf = (sql: SqlStorage, table: string) =>
+  sql
+    .exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
+    .toArray()
+    .map((row) => row.name);
 
 describe.each(fixtures.map((fixture) => [fixture.commit.slice(0, 7), fixture] as const))("an agent object made by %s, started by today's code", (_commit, fixture) => {
   it("migrates, then carries on: the staged result is delivered, a result and an approval posted after the upgrade reach the run, the queued event runs next", async () => {
@@ -76,7 +80,12 @@ describe.each(fixtures.map((fixture) => [fixture.commit.slice(0, 7), fixture] as
     // Each deadline the old release kept is read (none dropped as unreadable); the staged result's reconcile is done with.
     const planDeadline = expected.deadlines.find((row) => row.kind === "plan");
     expect(after.deadlines.map((deadline) => deadline.id)).toEqual(expect.arrayContaining([`plan:${roles.planId}`, `timeout:${callB}`, `expiry:apr_${transfer.slice(5)}`]));
-    expect(after.deadlines.find((deadline) => deadline.kind === "plan")).toEqual({ id: `plan:${roles.planId}`, kind: "plan", dueAt: planDeadline?.due_at, payload: { planId: roles.planId } });
+    expect(after.deadlines.find((deadline) => deadline.kind === "plan")).toEqual({
+      id: `plan:${roles.planId}`,
+      kind: "plan",
+      dueAt: planDeadline?.due_at,
+      payload: { planId: roles.planId },
+    });
 
     const state = await agentState(world.agent.id);
     expect(state.staged).toBe(0);

@@ -77,7 +77,9 @@ describe("the objects' migration runner", () => {
           sql.exec("INSERT INTO missing_table VALUES (1)");
         },
       };
-      expect(() => migrateObjectStorage(storage, "test", [migrations[0], broken])).toThrow("The test object's storage could not take migration 2 (half a change); it stays at version 1");
+      expect(() => migrateObjectStorage(storage, "test", [migrations[0], broken])).toThrow(
+        "The test object's storage could not take migration 2 (half a change); it stays at version 1",
+      );
       expect(version(storage)).toBe(1);
       expect(tables(storage)).not.toContain("half");
       // Fixed in the next release, it runs from there.
@@ -100,9 +102,17 @@ describe("the objects' migration runner", () => {
 const tableInfo = (sql: SqlStorage) =>
   Object.fromEntries(
     sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name != 'schema_version' ORDER BY name")
+      .exec<{ name: string }>(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name != 'schema_version' ORDER BY name",
+      )
       .toArray()
-      .map(({ name }) => [name, sql.exec(`SELECT * FROM pragma_table_info('${name}')`).toArray().concat(sql.exec(`SELECT * FROM pragma_index_info('${name}')`).toArray())]),
+      .map(({ name }) => [
+        name,
+        sql
+          .exec(`SELECT * FROM pragma_table_info('${name}')`)
+          .toArray()
+          .concat(sql.exec(`SELECT * FROM pragma_index_info('${name}')`).toArray()),
+      ]),
   );
 
 describe("the agent's and the space's migrations", () => {

@@ -25,24 +25,35 @@ async function approvalCard(world: Awaited<ReturnType<typeof toolWorld>>): Promi
 
 describe("approvals", () => {
   it("a member approves: the tool runs only then, and the model gets its result", async () => {
-    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 5 } }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 5 } }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const card = await approvalCard(world);
     expect(card).toMatchObject({ status: "requires_action", args: { amount: 5 }, approves: expect.stringMatching(/^call_/) });
     expect(card.toolCallId).toMatch(/^apr_/);
-    expect((await world.agentStream.waitForType("tool.approval.requested")).data).toMatchObject({ approvalId: card.toolCallId, callbackUrl: expect.stringContaining("/api/callbacks/") });
+    expect((await world.agentStream.waitForType("tool.approval.requested")).data).toMatchObject({
+      approvalId: card.toolCallId,
+      callbackUrl: expect.stringContaining("/api/callbacks/"),
+    });
     const answer = await submitResult(card.runId, card.toolCallId, { approved: true }, await memberHeaders(world.person));
     expect(answer.status).toBe(200);
     const [run] = await waitForRuns(world.agent.id, 1);
     const call = run.toolCalls.find((entry) => entry.toolName === "transfer");
     expect(call).toMatchObject({ status: "completed", toolCallId: card.approves });
     expect((call?.result as { body: string }).body).toBe(JSON.stringify({ amount: 5 }));
-    expect((await world.spaceStream.waitFor((entry) => entry.type === "space.message.updated" && entry.data.id === `msg_${card.approves?.slice(5)}_approval`)).data).toMatchObject({ status: "complete" });
+    expect((await world.spaceStream.waitFor((entry) => entry.type === "space.message.updated" && entry.data.id === `msg_${card.approves?.slice(5)}_approval`)).data).toMatchObject({
+      status: "complete",
+    });
     world.close();
   });
 
   it("approved with edited arguments, re-validated: invalid edits are refused (422, nothing changed), valid ones run", async () => {
-    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 500 } }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 500 } }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const card = await approvalCard(world);
     const refused = await submitResult(card.runId, card.toolCallId, { approved: true, args: { amount: "lots" } });
@@ -88,12 +99,18 @@ describe("approvals", () => {
   });
 
   it("no answer in time: denied by default, approved or escalated when the policy says so", async () => {
-    const denied = await toolWorld([transfer({ required: true, timeout: 300 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] }, { toolCalls: [skip] }]);
+    const denied = await toolWorld([transfer({ required: true, timeout: 300 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] },
+      { toolCalls: [skip] },
+    ]);
     await denied.wake();
     const [deniedRun] = await waitForRuns(denied.agent.id, 1);
     expect(deniedRun.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "failed", error: expect.stringContaining("No answer in time") });
 
-    const approved = await toolWorld([transfer({ required: true, timeout: 300, onTimeout: "approve" })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] }, { toolCalls: [skip] }]);
+    const approved = await toolWorld([transfer({ required: true, timeout: 300, onTimeout: "approve" })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] },
+      { toolCalls: [skip] },
+    ]);
     await approved.wake();
     const [approvedRun] = await waitForRuns(approved.agent.id, 1);
     expect(approvedRun.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "completed" });
@@ -149,7 +166,9 @@ describe("approvals", () => {
     const card = await approvalCard(world);
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "failed", error: expect.stringContaining("Nobody answered the approval") });
-    const row = await env.DB.prepare("SELECT status, expires_at FROM pending_tool_calls WHERE tool_call_id = ?").bind(card.toolCallId).first<{ status: string; expires_at: string | null }>();
+    const row = await env.DB.prepare("SELECT status, expires_at FROM pending_tool_calls WHERE tool_call_id = ?")
+      .bind(card.toolCallId)
+      .first<{ status: string; expires_at: string | null }>();
     expect(row).toMatchObject({ status: "expired", expires_at: expect.any(String) });
     expect((await submitResult(card.runId, card.toolCallId, { approved: true })).status).toBe(410);
     expect(await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()).toEqual([]);
@@ -167,7 +186,17 @@ describe("approvals", () => {
     ]);
     await secret(`/api/agents/${world.agent.id}`, {
       method: "PUT",
-      body: { config: { agent: { name: "Toolsmith" }, model: { provider: "scripted", turns: [{ toolCalls: [enter(world.spaceId), { name: "batch", args: { calls: [{ tool: "transfer", args: { amount: 7 } }] } }] }, { toolCalls: [skip] }] }, tools: [tool], builtins: ["spaces", "knowledge", "calls", "reports"] } },
+      body: {
+        config: {
+          agent: { name: "Toolsmith" },
+          model: {
+            provider: "scripted",
+            turns: [{ toolCalls: [enter(world.spaceId), { name: "batch", args: { calls: [{ tool: "transfer", args: { amount: 7 } }] } }] }, { toolCalls: [skip] }],
+          },
+          tools: [tool],
+          builtins: ["spaces", "knowledge", "calls", "reports"],
+        },
+      },
     });
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
@@ -182,7 +211,9 @@ describe("approvals", () => {
     const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 8 } }] }, { toolCalls: [skip] }]);
     await world.wake();
     const card = await approvalCard(world);
-    const seen = await (await import("../support/api")).callJson<{ messages: { parts?: Record<string, unknown>[] }[] }>(`/api/spaces/${world.spaceId}/messages?afterSeq=0`, { headers: await memberHeaders(world.person) });
+    const seen = await (await import("../support/api")).callJson<{ messages: { parts?: Record<string, unknown>[] }[] }>(`/api/spaces/${world.spaceId}/messages?afterSeq=0`, {
+      headers: await memberHeaders(world.person),
+    });
     const part = seen.body.messages.flatMap((message) => message.parts ?? []).find((entry) => entry.toolCallId === card.toolCallId);
     expect(part).toMatchObject({ toolCallId: card.toolCallId, kind: "approval" });
     expect(part?.args).toBeUndefined();
@@ -205,10 +236,18 @@ describe("approvals", () => {
     await runDurableObjectAlarm(agentObject(world.agent.id));
     // The continued cycle is back in the wait (past the first deadline, which counted from the start):
     // the journal's attempt and the deadline table, which no route shows.
-    await waitUntil(async () => {
-      const state = await agentState(world.agent.id);
-      return (state.activeRun?.attempt ?? 0) >= 2 && state.activeRun?.running === true && state.deadlines.some((deadline) => deadline.id.startsWith("timeout:apr_") && deadline.dueAt > Date.now());
-    }, 8_000, "the continued cycle waits again");
+    await waitUntil(
+      async () => {
+        const state = await agentState(world.agent.id);
+        return (
+          (state.activeRun?.attempt ?? 0) >= 2 &&
+          state.activeRun?.running === true &&
+          state.deadlines.some((deadline) => deadline.id.startsWith("timeout:apr_") && deadline.dueAt > Date.now())
+        );
+      },
+      8_000,
+      "the continued cycle waits again",
+    );
     const { body } = await secret<{ messages: { parts?: Card[] }[] }>(`/api/spaces/${bossRoom}/messages?afterSeq=0`);
     const part = body.messages.flatMap((message) => message.parts ?? []).find((entry) => entry.kind === "approval") as Card;
     expect((await submitResult(part.runId, part.toolCallId, { approved: true }, await memberHeaders(person))).status).toBe(200);
@@ -245,7 +284,14 @@ describe("approvals", () => {
     const document = {
       openapi: "3.0.3",
       info: { title: "x", version: "1" },
-      paths: { "/echo/pay": { post: { operationId: "pay", requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { cents: { type: "integer" } }, required: ["cents"] } } } } } } },
+      paths: {
+        "/echo/pay": {
+          post: {
+            operationId: "pay",
+            requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { cents: { type: "integer" } }, required: ["cents"] } } } },
+          },
+        },
+      },
     };
     const world = await providerWorld(
       {
@@ -262,8 +308,11 @@ describe("approvals", () => {
     await world.wake();
     const approvalOf = async (tool: string) =>
       (
-        (await world.spaceStream.waitFor((entry) => entry.type === "space.message" && (entry.data.parts as Card[] | undefined)?.[0]?.kind === "approval" && JSON.stringify(entry.data).includes(tool))).data
-          .parts as Card[]
+        (
+          await world.spaceStream.waitFor(
+            (entry) => entry.type === "space.message" && (entry.data.parts as Card[] | undefined)?.[0]?.kind === "approval" && JSON.stringify(entry.data).includes(tool),
+          )
+        ).data.parts as Card[]
       )[0];
 
     const lookup = await approvalOf("mem__lookup");

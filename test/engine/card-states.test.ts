@@ -80,7 +80,10 @@ describe("who may answer, on the card", () => {
   });
 
   it("the secret key answers as no one: no answerer on the card", async () => {
-    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([transfer({ required: true, timeout: 20_000 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 1 } }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const card = await firstCard(world);
     expect(card.answeredBy).toBeUndefined();
@@ -92,19 +95,27 @@ describe("who may answer, on the card", () => {
   });
 
   it("a space tool for a role says which; members carry their role", async () => {
-    const world = await toolWorld([ask({ isAsync: true, answeredBy: { roles: ["approver", "admin"] } })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { question: "ok?" } }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: { roles: ["approver", "admin"] } })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: { question: "ok?" } }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const card = await firstCard(world);
     expect(card.answeredBy).toEqual({ kind: "roles", roles: ["approver", "admin"] });
     await secret(`/api/spaces/${world.spaceId}/members/${world.person}`, { method: "PUT", body: { role: "approver" } });
-    const { body } = await callJson<{ members: { id: string; role?: string; type: string }[] }>(`/api/spaces/${world.spaceId}/members`, { headers: await memberHeaders(world.person) });
+    const { body } = await callJson<{ members: { id: string; role?: string; type: string }[] }>(`/api/spaces/${world.spaceId}/members`, {
+      headers: await memberHeaders(world.person),
+    });
     expect(body.members.find((member) => member.id === world.person)).toMatchObject({ role: "approver" });
     expect(body.members.find((member) => member.type === "agent")?.role).toBeUndefined();
     world.close();
   });
 
   it("answeredBy initiator names the person whose message started the run", async () => {
-    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await postMessage(world.spaceId, world.person, "ask me");
     const card = await firstCard(world);
     expect(card.answeredBy).toEqual({ kind: "initiator", entityId: world.person });
@@ -130,10 +141,10 @@ describe("what became of an unanswered card", () => {
   it("escalated: the old card says where it went, the new one where it came from and who may answer", async () => {
     const boss = await createHuman("Boss");
     const bossRoom = await createSpace([boss], "Escalations");
-    const world = await toolWorld([transfer({ required: true, timeout: 400, onTimeout: "escalate", escalateTo: { spaceId: bossRoom }, answeredBy: { entities: [boss] } })], (spaceId) => [
-      { toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 9 } }] },
-      { toolCalls: [skip] },
-    ]);
+    const world = await toolWorld(
+      [transfer({ required: true, timeout: 400, onTimeout: "escalate", escalateTo: { spaceId: bossRoom }, answeredBy: { entities: [boss] } })],
+      (spaceId) => [{ toolCalls: [enter(spaceId), { name: "transfer", args: { amount: 9 } }] }, { toolCalls: [skip] }],
+    );
     await secret(`/api/spaces/${bossRoom}/members`, { body: { entityId: world.agent.entityId } });
     await world.wake();
     const card = await firstCard(world);
@@ -149,7 +160,10 @@ describe("what became of an unanswered card", () => {
   });
 
   it("expired: the card says when", async () => {
-    const world = await toolWorld([ask({ isAsync: true, execution: { expiresIn: 300 } })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, execution: { expiresIn: 300 } })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const card = await firstCard(world);
     const expired = await updatedCard(world, card.toolCallId, (part) => part.status === "error", 8_000);

@@ -49,7 +49,14 @@ describe("inline execution types", () => {
   });
 
   it("arguments that fail the schema go back to the model as an error listing each problem, and never run", async () => {
-    const echo = { name: "echo", description: "Echo", executionType: "gateway", visible: false, inputSchema: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] }, execution: { url: "http://api.test/echo/{{city}}", method: "GET" } };
+    const echo = {
+      name: "echo",
+      description: "Echo",
+      executionType: "gateway",
+      visible: false,
+      inputSchema: { type: "object", properties: { city: { type: "string" }, days: { type: "integer" } }, required: ["city"] },
+      execution: { url: "http://api.test/echo/{{city}}", method: "GET" },
+    };
     const world = await toolWorld([echo], () => [{ toolCalls: [{ name: "echo", args: { days: "three" } }, skip] }]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
@@ -90,10 +97,9 @@ describe("inline execution types", () => {
       inputSchema: { type: "object", properties: {} },
       execution: { url: `http://api.test${path}`, method: "GET" },
     });
-    const world = await toolWorld(
-      [gateway("fails", "/status/500"), gateway("html", "/text"), gateway("hangs", "/hang"), gateway("huge", "/big")],
-      () => [{ toolCalls: [{ name: "fails", args: {} }, { name: "html", args: {} }, { name: "hangs", args: {} }, { name: "huge", args: {} }, skip] }],
-    );
+    const world = await toolWorld([gateway("fails", "/status/500"), gateway("html", "/text"), gateway("hangs", "/hang"), gateway("huge", "/big")], () => [
+      { toolCalls: [{ name: "fails", args: {} }, { name: "html", args: {} }, { name: "hangs", args: {} }, { name: "huge", args: {} }, skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1, 15_000);
     const errors = Object.fromEntries(run.toolCalls.filter((call) => call.toolName !== "skip").map((call) => [call.toolName, (call.result as { error: string }).error]));

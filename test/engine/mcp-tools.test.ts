@@ -14,11 +14,19 @@ describe("MCP servers", () => {
           model: {
             provider: "scripted",
             turns: [
-              { toolCalls: [{ name: "calc__add", args: { a: 2, b: 40 } }, { name: "calc__fail", args: {} }, { name: "calc__add", args: { a: "two" } }] },
+              {
+                toolCalls: [
+                  { name: "calc__add", args: { a: 2, b: 40 } },
+                  { name: "calc__fail", args: {} },
+                  { name: "calc__add", args: { a: "two" } },
+                ],
+              },
               { toolCalls: [{ name: "calc__hidden", args: {} }, skip] },
             ],
           },
-          mcp: { servers: [{ name: "calc", url: "http://mcp.test/mcp", transport: "http", allowedTools: ["add", "fail"], headers: { authorization: "Bearer ${env.TOOL_API_TOKEN}" } }] },
+          mcp: {
+            servers: [{ name: "calc", url: "http://mcp.test/mcp", transport: "http", allowedTools: ["add", "fail"], headers: { authorization: "Bearer ${env.TOOL_API_TOKEN}" } }],
+          },
         },
       },
     });
@@ -70,7 +78,16 @@ describe("MCP servers", () => {
           agent: { name: "Toolsmith" },
           model: {
             provider: "scripted",
-            turns: [{ toolCalls: [{ name: "odd__echo", args: { text: "hi" } }, { name: "odd__deep", args: {} }, { name: "odd__broken", args: { text: "x" } }] }, { toolCalls: [skip] }],
+            turns: [
+              {
+                toolCalls: [
+                  { name: "odd__echo", args: { text: "hi" } },
+                  { name: "odd__deep", args: {} },
+                  { name: "odd__broken", args: { text: "x" } },
+                ],
+              },
+              { toolCalls: [skip] },
+            ],
           },
           mcp: { servers: [{ name: "odd", url: "http://mcp.test/odd" }] },
         },

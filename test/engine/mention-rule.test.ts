@@ -49,7 +49,12 @@ describe("mentions follow one rule", () => {
           ],
         },
         // Corrected: the member agent, by its agent id.
-        { toolCalls: [{ name: "send_message", args: { text: "ping listener", mentions: [listener.id] } }, { name: "skip", args: {} }] },
+        {
+          toolCalls: [
+            { name: "send_message", args: { text: "ping listener", mentions: [listener.id] } },
+            { name: "skip", args: {} },
+          ],
+        },
       ]),
     );
     for (const member of [listener, talker]) await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: member.entityId } });

@@ -18,7 +18,10 @@ describe("model call ids", () => {
     expect(callA).toMatchObject({ modelToolCallId: "fc_3_wait_tool", status: "pending" });
     expect(callB).toMatchObject({ modelToolCallId: "fc_3_wait_tool", status: "pending" });
     expect(callA?.toolCallId).not.toBe(callB?.toolCallId);
-    for (const [world, run, call, value] of [[first, runA, callA, "a"], [second, runB, callB, "b"]] as const) {
+    for (const [world, run, call, value] of [
+      [first, runA, callA, "a"],
+      [second, runB, callB, "b"],
+    ] as const) {
       const { body } = await secret<{ pendingToolCalls: { toolCallId: string; modelToolCallId: string; status: string }[] }>(`/api/agents/${world.agent.id}/pending-tool-calls`);
       expect(body.pendingToolCalls).toMatchObject([{ toolCallId: call?.toolCallId, modelToolCallId: "fc_3_wait_tool", status: "pending" }]);
       expect((await submitResult(run.id, call?.toolCallId ?? "", { for: value })).status).toBe(200);

@@ -35,7 +35,12 @@ describe("operator controls", () => {
   });
 
   it("expire now, and redeliver a settled result to the inbox (noted on the finished run)", async () => {
-    const world = await toolWorld([{ ...later, visible: false }], () => [{ toolCalls: [{ name: "later", args: {} }, { name: "later", args: {} }, skip] }, { toolCalls: [skip] }, { toolCalls: [skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([{ ...later, visible: false }], () => [
+      { toolCalls: [{ name: "later", args: {} }, { name: "later", args: {} }, skip] },
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const [first, second] = run.toolCalls.filter((call) => call.toolName === "later").map((call) => call.toolCallId);
@@ -56,7 +61,11 @@ describe("operator controls", () => {
     const after = await settledRuns(world.agent.id);
     expect(after.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result" && event.toolCallId === second)).toHaveLength(3);
     const recorded = await secret<{ notes: { kind: string; message: string }[] }>(`/api/runs/${run.id}`);
-    expect(recorded.body.notes.filter((note) => note.kind === "operator").map((note) => note.message)).toEqual([expect.stringContaining('"expire"'), expect.stringContaining('"redeliver"'), expect.stringContaining('"redeliver"')]);
+    expect(recorded.body.notes.filter((note) => note.kind === "operator").map((note) => note.message)).toEqual([
+      expect.stringContaining('"expire"'),
+      expect.stringContaining('"redeliver"'),
+      expect.stringContaining('"redeliver"'),
+    ]);
     world.close();
   });
 

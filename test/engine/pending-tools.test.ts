@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { callJson, createHuman, memberHeaders, secret } from "../support/api";
-import { settledRuns, waitForRuns, waitUntil } from "../support/agents";
+import { settledRuns, waitForRuns } from "../support/agents";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 const external = (overrides: Record<string, unknown> = {}) => ({
@@ -103,7 +103,11 @@ describe("async calls and the result route", () => {
   });
 
   it("50 concurrent different results: exactly one wins, one inbox event, the rest 409", async () => {
-    const world = await toolWorld([external({ isAsync: true })], () => [{ toolCalls: [{ name: "fetchData", args: { query: "race" } }, skip] }, { toolCalls: [skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([external({ isAsync: true })], () => [
+      { toolCalls: [{ name: "fetchData", args: { query: "race" } }, skip] },
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const callId = run.toolCalls[0].toolCallId;
@@ -196,18 +200,22 @@ describe("parallel calls", () => {
       external({ name: "slow", timeout: 300 }),
       external({ name: "strict" }),
     ];
-    const world = await toolWorld(tools, () => [
-      {
-        toolCalls: [
-          { name: "now", args: { a: 1 } },
-          { name: "later", args: { query: "q" } },
-          { name: "slow", args: { query: "q" } },
-          { name: "strict", args: { wrong: true } },
-          { name: "missing_tool", args: {} },
-        ],
-      },
-      { toolCalls: [skip] },
-    ], { maxConcurrentTools: 2 });
+    const world = await toolWorld(
+      tools,
+      () => [
+        {
+          toolCalls: [
+            { name: "now", args: { a: 1 } },
+            { name: "later", args: { query: "q" } },
+            { name: "slow", args: { query: "q" } },
+            { name: "strict", args: { wrong: true } },
+            { name: "missing_tool", args: {} },
+          ],
+        },
+        { toolCalls: [skip] },
+      ],
+      { maxConcurrentTools: 2 },
+    );
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const byName = Object.fromEntries(run.toolCalls.map((call) => [call.toolName, call]));
@@ -233,7 +241,7 @@ describe("webhooks", () => {
     expect(world.agentStream.ofType("tool.webhook.failed").map((event) => event.data.attempt)).toEqual([1, 2]);
     const received = (await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()) as { headers: Record<string, string>; body: string }[];
     expect(received).toHaveLength(3);
-    const { verifyWebhookSignature } = await import("../../src/tools/webhook-signature");
+    const { verifyWebhookSignature } = await import("../../src/webhooks/webhook-signature");
     for (const request of received) {
       expect(await verifyWebhookSignature(env.WEBHOOK_SECRET, request.headers["x-switchboard-signature"], request.body)).toBe(true);
       expect(JSON.parse(request.body)).toMatchObject({ type: "tool.call", toolName: "fetchData", args: { query: "via webhook" } });
@@ -241,5 +249,3 @@ describe("webhooks", () => {
     world.close();
   });
 });
-
-export { waitUntil };

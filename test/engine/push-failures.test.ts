@@ -28,7 +28,14 @@ async function cardUpdate(world: World, predicate: (part: Part) => boolean, time
 describe("a failed push, where people look", () => {
   it("a card's push that fails says so on the card and on the running run; the card clears once a retry gets through", async () => {
     const hookId = `push-card-${crypto.randomUUID()}`;
-    const ask = { name: "ask", description: "Ask a person", executionType: "space", timeout: 20_000, inputSchema: { type: "object" }, execution: { webhook: `http://hooks.test/down/1/${hookId}` } };
+    const ask = {
+      name: "ask",
+      description: "Ask a person",
+      executionType: "space",
+      timeout: 20_000,
+      inputSchema: { type: "object" },
+      execution: { webhook: `http://hooks.test/down/1/${hookId}` },
+    };
     const world = await toolWorld([ask], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { question: "ok?" } }] }, { toolCalls: [skip] }]);
     await world.wake();
     const failed = await cardUpdate(world, (part) => part.pushFailure !== undefined);
@@ -38,7 +45,9 @@ describe("a failed push, where people look", () => {
     // On the run record while the run still waits for the answer.
     let notes: Note[] = [];
     await waitUntil(async () => (notes = pushNotes((await runRecord(failed.runId)).notes)).length > 0, 5_000, "the push_failed note");
-    expect(notes).toEqual([{ at: expect.any(String), kind: "push_failed", toolCallId: failed.toolCallId, message: expect.stringContaining("failed on attempt 1: HTTP 500. It is tried again.") }]);
+    expect(notes).toEqual([
+      { at: expect.any(String), kind: "push_failed", toolCallId: failed.toolCallId, message: expect.stringContaining("failed on attempt 1: HTTP 500. It is tried again.") },
+    ]);
 
     await world.agentStream.waitFor((event) => event.type === "tool.webhook.delivered" && event.data.toolCallId === failed.toolCallId, 10_000);
     const cleared = await cardUpdate(world, (part) => part.toolCallId === failed.toolCallId && part.pushFailure === undefined);
@@ -53,17 +62,31 @@ describe("a failed push, where people look", () => {
 
   it("an async call whose push fails after its run ended: the note is on the finished run's record, once", async () => {
     const hookId = `push-async-${crypto.randomUUID()}`;
-    const fetchData = { name: "fetchData", description: "Fetch", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: `http://hooks.test/down/1/${hookId}` } };
+    const fetchData = {
+      name: "fetchData",
+      description: "Fetch",
+      executionType: "external",
+      isAsync: true,
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { webhook: `http://hooks.test/down/1/${hookId}` },
+    };
     const world = await toolWorld([fetchData], () => [{ toolCalls: [{ name: "fetchData", args: { q: 1 } }, skip] }]);
     await world.wake();
     const pending = await world.agentStream.waitForType("tool.pending");
     const { runId, toolCallId } = pending.data as { runId: string; toolCallId: string };
     await world.agentStream.waitFor((event) => event.type === "tool.webhook.delivered" && event.data.toolCallId === toolCallId, 10_000);
-    await waitUntil(async () => {
-      const record = await runRecord(runId);
-      return record.status === "completed" && pushNotes(record.notes).length > 0;
-    }, 10_000, "the finished run with its note");
-    expect(pushNotes((await runRecord(runId)).notes)).toEqual([expect.objectContaining({ toolCallId, message: expect.stringContaining("(fetchData) to its webhook failed on attempt 1: HTTP 500") })]);
+    await waitUntil(
+      async () => {
+        const record = await runRecord(runId);
+        return record.status === "completed" && pushNotes(record.notes).length > 0;
+      },
+      10_000,
+      "the finished run with its note",
+    );
+    expect(pushNotes((await runRecord(runId)).notes)).toEqual([
+      expect.objectContaining({ toolCallId, message: expect.stringContaining("(fetchData) to its webhook failed on attempt 1: HTTP 500") }),
+    ]);
     world.close();
   });
 
@@ -79,15 +102,23 @@ describe("a failed push, where people look", () => {
     expect(failed.data.attempt).toBe(1);
     await waitUntil(async () => pushNotes((await runRecord(runId)).notes).length > 0, 5_000, "the push_failed note");
     expect(pushNotes((await runRecord(runId)).notes)).toEqual([
-      expect.objectContaining({ message: expect.stringContaining(`The push of run.completed to webhook subscription ${subscribed.body.id} failed on attempt 1: HTTP 500. It is tried again.`) }),
+      expect.objectContaining({
+        message: expect.stringContaining(`The push of run.completed to webhook subscription ${subscribed.body.id} failed on attempt 1: HTTP 500. It is tried again.`),
+      }),
     ]);
     world.close();
   });
 
   it("a minimal tool's card tells public-key clients that its push failed, not why (the error may name the receiver)", () => {
-    const pushFailure = { at: "2026-01-01T00:00:00.000Z", attempt: 2, error: "The host \"10.0.0.7\" refused", willRetry: true };
+    const pushFailure = { at: "2026-01-01T00:00:00.000Z", attempt: 2, error: 'The host "10.0.0.7" refused', willRetry: true };
     const part: ToolCallPart = { type: "tool_call", toolCallId: "call_1", toolName: "ask", args: { secret: 1 }, status: "requires_action", displayMode: "minimal", pushFailure };
-    expect(redactPart(part)).toEqual({ type: "tool_call", toolCallId: "call_1", toolName: "ask", status: "requires_action", pushFailure: { at: pushFailure.at, attempt: 2, willRetry: true } });
+    expect(redactPart(part)).toEqual({
+      type: "tool_call",
+      toolCallId: "call_1",
+      toolName: "ask",
+      status: "requires_action",
+      pushFailure: { at: pushFailure.at, attempt: 2, willRetry: true },
+    });
     expect(redactPart({ ...part, displayMode: "full" }).pushFailure).toEqual(pushFailure);
   });
 });

@@ -66,7 +66,10 @@ describe("results are checked against the tool's resultSchema", () => {
   });
 
   it("a member's JWT on a visible waiting call is refused the same way, the card still asks, and a valid answer continues the cycle", async () => {
-    const world = await toolWorld([external({ executionType: "space", visible: true, timeout: 20_000 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "reserve", args: { sku: "B-2" } }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([external({ executionType: "space", visible: true, timeout: 20_000 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "reserve", args: { sku: "B-2" } }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const { runId, toolCallId } = (await world.agentStream.waitForType("tool.pending")).data as { runId: string; toolCallId: string };
     const member = await memberHeaders(world.person);
@@ -84,10 +87,10 @@ describe("results are checked against the tool's resultSchema", () => {
   });
 
   it("an advisory schema takes any result, and a reported error is never checked against the schema", async () => {
-    const world = await toolWorld(
-      [external({ isAsync: true, resultSchemaMode: "advisory" }), external({ name: "strict", isAsync: true })],
-      () => [{ toolCalls: [{ name: "reserve", args: {} }, { name: "strict", args: {} }, skip] }, { toolCalls: [skip] }],
-    );
+    const world = await toolWorld([external({ isAsync: true, resultSchemaMode: "advisory" }), external({ name: "strict", isAsync: true })], () => [
+      { toolCalls: [{ name: "reserve", args: {} }, { name: "strict", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const advisory = run.toolCalls.find((call) => call.toolName === "reserve")?.toolCallId ?? "";
@@ -100,10 +103,20 @@ describe("results are checked against the tool's resultSchema", () => {
 
   it("a sub-agent's answer that does not match fails the caller's call with the paths, instead of leaving it unanswered", async () => {
     const helper = await createAgent({ agent: { name: "Helper" }, model: { provider: "scripted", turns: [{ text: "Lima" }, { text: "Lima again" }] } });
-    const ask = (name: string, schema: Record<string, unknown>) => ({ name, description: "Ask the helper", executionType: "agent", execution: { agentId: helper.id }, resultSchema: schema });
+    const ask = (name: string, schema: Record<string, unknown>) => ({
+      name,
+      description: "Ask the helper",
+      executionType: "agent",
+      execution: { agentId: helper.id },
+      resultSchema: schema,
+    });
     const world = await toolWorld(
       [ask("ask_strict", { type: "object", required: ["orderId"] }), ask("ask_loose", { type: "object", required: ["answer"], properties: { answer: { type: "string" } } })],
-      () => [{ toolCalls: [{ name: "ask_strict", args: { task: "capital of Peru?" } }] }, { toolCalls: [{ name: "ask_loose", args: { task: "capital of Peru?" } }] }, { toolCalls: [skip] }],
+      () => [
+        { toolCalls: [{ name: "ask_strict", args: { task: "capital of Peru?" } }] },
+        { toolCalls: [{ name: "ask_loose", args: { task: "capital of Peru?" } }] },
+        { toolCalls: [skip] },
+      ],
     );
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1, 15_000);
@@ -129,9 +142,15 @@ describe("results are checked against the tool's resultSchema", () => {
       const saved = await save(tool);
       expect(saved.status, path).toBe(400);
       expectErrorEnvelope(saved.body, "validation_error");
-      expect(saved.body.error.details?.map((detail) => detail.path).some((each) => each.startsWith(path)), JSON.stringify(saved.body)).toBe(true);
+      expect(
+        saved.body.error.details?.map((detail) => detail.path).some((each) => each.startsWith(path)),
+        JSON.stringify(saved.body),
+      ).toBe(true);
     }
     // A schema of any JSON type is fine for a result.
-    expect((await createAgent({ agent: { name: "r" }, model: { provider: "scripted", turns: [] }, tools: [external({ resultSchema: { type: "array", items: { type: "string" } } })] })).id).toMatch(/^agt_/);
+    expect(
+      (await createAgent({ agent: { name: "r" }, model: { provider: "scripted", turns: [] }, tools: [external({ resultSchema: { type: "array", items: { type: "string" } } })] }))
+        .id,
+    ).toMatch(/^agt_/);
   });
 });

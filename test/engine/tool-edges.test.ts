@@ -25,7 +25,10 @@ describe("tool edges", () => {
   });
 
   it("on the space stream, tool.done for a waiting call comes before the cycle that used it finishes", async () => {
-    const world = await toolWorld([external({ visible: true, timeout: 10_000 })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([external({ visible: true, timeout: 10_000 })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const { runId, toolCallId } = (await world.agentStream.waitForType("tool.pending")).data as { runId: string; toolCallId: string };
     expect((await submitResult(runId, toolCallId, { answer: 42 })).status).toBe(200);
@@ -36,7 +39,10 @@ describe("tool edges", () => {
   });
 
   it("a posted error marks the card as an error, emits tool.error, and reaches the agent as a failure", async () => {
-    const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const callId = run.toolCalls.find((call) => call.toolName === "ask")?.toolCallId ?? "";
@@ -54,7 +60,10 @@ describe("tool edges", () => {
   });
 
   it("a result that happens to have an error or status field is a result, never misread as a failure or a pending call", async () => {
-    const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([external({ visible: true, isAsync: true })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: { q: "?" } }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const callId = run.toolCalls.find((call) => call.toolName === "ask")?.toolCallId ?? "";

@@ -14,7 +14,15 @@ import { providerWorld } from "../support/provider-world";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, args });
-const gateway = (name: string, url: string, extra: Record<string, unknown> = {}) => ({ name, description: name, executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url }, ...extra });
+const gateway = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: name,
+  executionType: "gateway",
+  visible: false,
+  inputSchema: { type: "object" },
+  execution: { url },
+  ...extra,
+});
 type Stats = { toolName: string; calls: number; failed: number; cacheHits: number; failures: Record<string, number>; bytesOut: number };
 type Truncated = { truncated: true; handle: string; note: string; preview: string };
 
@@ -39,7 +47,10 @@ describe("the tool pipeline's order", () => {
     expect((await submitResult(card.runId, card.toolCallId, { approved: false, reason: "not today" })).status).toBe(200);
     const [run] = await waitForRuns(world.agent.id, 1);
 
-    expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({ status: "failed", error: 'The call to "transfer" was denied: not today. It did not run.' });
+    expect(run.toolCalls.find((entry) => entry.toolName === "transfer")).toMatchObject({
+      status: "failed",
+      error: 'The call to "transfer" was denied: not today. It did not run.',
+    });
     expect(await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()).toEqual([]);
     const { body } = await secret<{ messages: { id: string }[] }>(`/api/spaces/${world.spaceId}/messages?afterSeq=0`);
     const ids = body.messages.map((message) => message.id);
@@ -53,7 +64,10 @@ describe("the tool pipeline's order", () => {
 
   it("the cache comes before the queue and the run: a cached answer does not wait behind a busy queue, and the statistics count it", async () => {
     const id = crypto.randomUUID();
-    const lookup = { ...gateway("lookup", `http://api.test/count/${id}?a={{a}}`, { queue: "api", cache: { ttlMs: 60_000 } }), inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } };
+    const lookup = {
+      ...gateway("lookup", `http://api.test/count/${id}?a={{a}}`, { queue: "api", cache: { ttlMs: 60_000 } }),
+      inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] },
+    };
     const slow = gateway("slow", `http://api.test/slow/${id}/400`, { queue: "api" });
     const world = await providerWorld({ tools: [lookup, slow], queues: { api: { concurrency: 1 } }, limits: { maxConcurrentTools: 3 } }, () => [
       { toolCalls: [call("lookup", { a: 1 })] },

@@ -10,7 +10,12 @@ type WaitResult = { complete: boolean; results: { callId: string; status: string
 describe("wait_for_results", () => {
   it("waits for all of several pending calls; their results come to the cycle, not the inbox", async () => {
     const world = await toolWorld([later], () => [
-      { toolCalls: [{ name: "later", args: { n: 1 }, id: "fc_a" }, { name: "later", args: { n: 2 }, id: "fc_b" }] },
+      {
+        toolCalls: [
+          { name: "later", args: { n: 1 }, id: "fc_a" },
+          { name: "later", args: { n: 2 }, id: "fc_b" },
+        ],
+      },
       { toolCalls: [{ name: "wait_for_results", args: { callIds: ["fc_a", "fc_b"], mode: "all", timeoutMs: 20_000 } }] },
       { toolCalls: [skip] },
     ]);
@@ -29,14 +34,22 @@ describe("wait_for_results", () => {
 
   it("any returns at the first result; at the deadline the rest go back to the inbox, and results that came before are not delivered twice", async () => {
     const world = await toolWorld([later], () => [
-      { toolCalls: [{ name: "later", args: {}, id: "fc_1" }, { name: "later", args: {}, id: "fc_2" }, { name: "later", args: {}, id: "fc_3" }] },
+      {
+        toolCalls: [
+          { name: "later", args: {}, id: "fc_1" },
+          { name: "later", args: {}, id: "fc_2" },
+          { name: "later", args: {}, id: "fc_3" },
+        ],
+      },
       { toolCalls: [{ name: "wait_for_results", args: { callIds: ["fc_1", "fc_2"], mode: "any", timeoutMs: 20_000 } }] },
       { toolCalls: [{ name: "wait_for_results", args: { callIds: ["fc_2", "fc_3"], mode: "all", timeoutMs: 300 } }] },
       { toolCalls: [skip] },
       { toolCalls: [skip] },
     ]);
     await world.wake();
-    const pending = await Promise.all([0, 1, 2].map((index) => world.agentStream.waitFor((event) => event.type === "tool.pending" && world.agentStream.ofType("tool.pending").length > index)));
+    const pending = await Promise.all(
+      [0, 1, 2].map((index) => world.agentStream.waitFor((event) => event.type === "tool.pending" && world.agentStream.ofType("tool.pending").length > index)),
+    );
     const calls = world.agentStream.ofType("tool.pending").map((event) => event.data as { runId: string; toolCallId: string; modelToolCallId: string });
     const byModel = Object.fromEntries(calls.map((call) => [call.modelToolCallId, call]));
     expect(pending).toHaveLength(3);
@@ -51,7 +64,12 @@ describe("wait_for_results", () => {
     // fc_2 answers after every wait ended: it reaches the inbox, once; fc_3 never reaches it.
     expect((await submitResult(byModel.fc_2.runId, byModel.fc_2.toolCallId, { second: true })).status).toBe(200);
     const runs = await settledRuns(world.agent.id);
-    expect(runs.flatMap((entry) => entry.trigger).filter((event) => event.type === "tool_result").map((event) => event.result)).toEqual([{ second: true }]);
+    expect(
+      runs
+        .flatMap((entry) => entry.trigger)
+        .filter((event) => event.type === "tool_result")
+        .map((event) => event.result),
+    ).toEqual([{ second: true }]);
     world.close();
   });
 

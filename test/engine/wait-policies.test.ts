@@ -28,7 +28,13 @@ describe("who may answer", () => {
     const config = (await secret<{ config: Record<string, unknown> }>(`/api/agents/${world.agent.id}`)).body.config;
     await secret(`/api/agents/${world.agent.id}`, {
       method: "PUT",
-      body: { config: { ...config, tools: [ask({ isAsync: true, answeredBy: { entities: [lead] } })], model: { provider: "scripted", turns: [{ toolCalls: [enter(world.spaceId), { name: "ask", args: { question: "ok?" } }, skip] }, { toolCalls: [skip] }] } } },
+      body: {
+        config: {
+          ...config,
+          tools: [ask({ isAsync: true, answeredBy: { entities: [lead] } })],
+          model: { provider: "scripted", turns: [{ toolCalls: [enter(world.spaceId), { name: "ask", args: { question: "ok?" } }, skip] }, { toolCalls: [skip] }] },
+        },
+      },
     });
     await world.wake();
     const part = await card(world);
@@ -40,7 +46,10 @@ describe("who may answer", () => {
   });
 
   it("answeredBy roles checks the member's role in the space; roles can be set and cleared", async () => {
-    const world = await toolWorld([ask({ isAsync: true, answeredBy: { roles: ["approver"] } })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: { roles: ["approver"] } })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const part = await card(world);
     expect((await submitResult(part.runId, part.toolCallId, { yes: 1 }, await memberHeaders(world.person))).body.error?.message).toContain("role approver");
@@ -51,7 +60,10 @@ describe("who may answer", () => {
   });
 
   it("answeredBy initiator: only the person whose message started the run", async () => {
-    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     const other = await createHuman("Other");
     await secret(`/api/spaces/${world.spaceId}/members`, { body: { entityId: other } });
     await postMessage(world.spaceId, world.person, "please ask me");
@@ -62,7 +74,10 @@ describe("who may answer", () => {
   });
 
   it("answeredBy initiator on a run no person started: members are told only the secret key or the callback URL can answer", async () => {
-    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ isAsync: true, answeredBy: "initiator" })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const part = await card(world);
     const refused = await submitResult(part.runId, part.toolCallId, { yes: 1 }, await memberHeaders(world.person));
@@ -75,7 +90,10 @@ describe("who may answer", () => {
 
 describe("timeout policies on waiting calls", () => {
   it("deny settles the call as denied (a later answer conflicts); reminders bring the card up before the deadline", async () => {
-    const world = await toolWorld([ask({ timeout: 1_500, onTimeout: "deny", reminders: [1_000] })], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "ask", args: {} }] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([ask({ timeout: 1_500, onTimeout: "deny", reminders: [1_000] })], (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "ask", args: {} }] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const part = await card(world);
     const reminder = await world.agentStream.waitForType("tool.reminder");
@@ -89,7 +107,9 @@ describe("timeout policies on waiting calls", () => {
 
   it("a config that asks a waiting call to auto-approve, or to escalate nowhere, is refused", async () => {
     const bad = await secret<{ error: { details: { path: string }[] } }>("/api/agents", {
-      body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [ask({ onTimeout: "approve" }), { ...ask({ onTimeout: "escalate" }), name: "ask2" }] } },
+      body: {
+        config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [ask({ onTimeout: "approve" }), { ...ask({ onTimeout: "escalate" }), name: "ask2" }] },
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((detail) => detail.path)).toEqual(expect.arrayContaining(["config.tools.0.onTimeout", "config.tools.1.escalateTo"]));

@@ -12,12 +12,12 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { AgentDO } from "../../src/agents/agent-do";
-import { standardSecretOf } from "../../src/security/standard-webhooks";
-import { WebhookDeadline } from "../../src/tools/engine/tool-deadlines";
-import { subscriptionScheduleMs } from "../../src/tools/engine/webhook-retry-schedule";
+import { standardSecretOf } from "../../src/webhooks/standard-webhooks";
+import { WebhookDeadline } from "../../src/webhooks/webhook-deadline";
+import { subscriptionScheduleMs } from "../../src/webhooks/webhook-retry-schedule";
 import { getDatabase } from "../../src/db/client";
 import { webhookDeadLetters } from "../../src/db/schema";
-import { deadLetterIdOf } from "../../src/db/webhook-dead-letters";
+import { deadLetterIdOf } from "../../src/webhooks/webhook-dead-letters";
 import { call, createHuman, memberHeaders, secret } from "../support/api";
 import { agentObject, createAgent, waitForRuns, waitUntil } from "../support/agents";
 import { readErrorEnvelope } from "../support/error-envelope";
@@ -25,7 +25,19 @@ import type { ReceivedEvent } from "../support/stream-client";
 import { enter, skip, submitResult, toolWorld } from "../support/tool-world";
 
 type Recorded = { headers: Record<string, string>; body: string; at: number };
-type DeadLetter = { id: string; source: string; agentId: string; subscriptionId: string | null; toolCallId: string | null; webhookId: string; type: string; status: string; attempts: number; lastError: string; redeliveries: number };
+type DeadLetter = {
+  id: string;
+  source: string;
+  agentId: string;
+  subscriptionId: string | null;
+  toolCallId: string | null;
+  webhookId: string;
+  type: string;
+  status: string;
+  attempts: number;
+  lastError: string;
+  redeliveries: number;
+};
 
 async function recorded(id: string): Promise<Recorded[]> {
   return (await (await fetch(`http://hooks.test/recorded/${id}`)).json()) as Recorded[];
@@ -33,7 +45,10 @@ async function recorded(id: string): Promise<Recorded[]> {
 
 /** The wait is over: the delivery's next attempt is due now, and the alarm fires (and makes it). */
 async function advance(agentId: string, deadlineId: string): Promise<void> {
-  const moved = await runInDurableObject(agentObject(agentId), async (_instance: AgentDO, state) => state.storage.sql.exec("UPDATE deadlines SET due_at = ? WHERE id = ?", Date.now() - 1, deadlineId).rowsWritten);
+  const moved = await runInDurableObject(
+    agentObject(agentId),
+    async (_instance: AgentDO, state) => state.storage.sql.exec("UPDATE deadlines SET due_at = ? WHERE id = ?", Date.now() - 1, deadlineId).rowsWritten,
+  );
   expect(moved, `the deadline ${deadlineId} is armed`).toBe(1);
   await runDurableObjectAlarm(agentObject(agentId));
 }
@@ -133,7 +148,10 @@ describe("pushed calls outlast outages", () => {
 
   it("a pushed call whose deadline passes undelivered lands in the dead-letter list; it cannot be redelivered once expired", async () => {
     const hookId = `down-forever-${crypto.randomUUID()}`;
-    const world = await toolWorld([pushedTool(`http://hooks.test/down/1000/${hookId}`, { expiresIn: 1_500 })], () => [{ toolCalls: [{ name: "fetchData", args: {} }, skip] }, { toolCalls: [skip] }]);
+    const world = await toolWorld([pushedTool(`http://hooks.test/down/1000/${hookId}`, { expiresIn: 1_500 })], () => [
+      { toolCalls: [{ name: "fetchData", args: {} }, skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const pending = await world.agentStream.waitForType("tool.pending");
     const toolCallId = pending.data.toolCallId as string;
@@ -141,9 +159,15 @@ describe("pushed calls outlast outages", () => {
     const dead = await world.agentStream.waitForType("tool.webhook.dead_lettered", 10_000);
     expect(dead.data).toMatchObject({ toolCallId, error: expect.stringMatching(/expired|deadline/) });
     const listed = await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?agentId=${world.agent.id}`);
-    expect(listed.body.deadLetters).toMatchObject([{ id: dead.data.deadLetterId, source: "tool_call", toolCallId, webhookId: toolCallId, type: "tool.call", status: "dead", subscriptionId: null }]);
+    expect(listed.body.deadLetters).toMatchObject([
+      { id: dead.data.deadLetterId, source: "tool_call", toolCallId, webhookId: toolCallId, type: "tool.call", status: "dead", subscriptionId: null },
+    ]);
     expect(listed.body.deadLetters[0].attempts).toBeGreaterThanOrEqual(1);
-    await waitUntil(async () => (await secret<{ pendingToolCalls: { status: string }[] }>(`/api/agents/${world.agent.id}/pending-tool-calls?status=expired`)).body.pendingToolCalls.length === 1, 5_000, "the call expired");
+    await waitUntil(
+      async () => (await secret<{ pendingToolCalls: { status: string }[] }>(`/api/agents/${world.agent.id}/pending-tool-calls?status=expired`)).body.pendingToolCalls.length === 1,
+      5_000,
+      "the call expired",
+    );
     const refused = await secret(`/api/webhooks/dead-letters/${dead.data.deadLetterId as string}/redeliver`, { body: {} });
     expect(refused.status).toBe(410);
     expect(refused.body).toMatchObject({ error: { code: "gone" } });
@@ -155,7 +179,9 @@ describe("subscription events: a schedule of hours, then the dead-letter list", 
   it("a delivery that exhausts its schedule shows in the dead-letter list, and a redelivery reaches the receiver once", async () => {
     const hookId = `down-eight-${crypto.randomUUID()}`;
     const world = await toolWorld([], () => [{ toolCalls: [skip] }]);
-    const created = await secret<{ id: string; secret: string }>("/api/webhooks", { body: { url: `http://hooks.test/down/8/${hookId}`, events: ["run.completed"], agentId: world.agent.id } });
+    const created = await secret<{ id: string; secret: string }>("/api/webhooks", {
+      body: { url: `http://hooks.test/down/8/${hookId}`, events: ["run.completed"], agentId: world.agent.id },
+    });
     expect(created.status).toBe(201);
     const subscription = created.body;
     await world.wake();
@@ -179,7 +205,23 @@ describe("subscription events: a schedule of hours, then the dead-letter list", 
     expect((await recorded(hookId)).length).toBe(8);
 
     const listed = await secret<{ deadLetters: DeadLetter[]; nextCursor: string | null }>(`/api/webhooks/dead-letters?subscriptionId=${subscription.id}`);
-    expect(listed.body).toMatchObject({ nextCursor: null, deadLetters: [{ id: dead.data.deadLetterId, source: "subscription", agentId: world.agent.id, subscriptionId: subscription.id, webhookId, type: "run.completed", status: "dead", attempts: 8, lastError: expect.stringContaining("HTTP 500"), redeliveries: 0 }] });
+    expect(listed.body).toMatchObject({
+      nextCursor: null,
+      deadLetters: [
+        {
+          id: dead.data.deadLetterId,
+          source: "subscription",
+          agentId: world.agent.id,
+          subscriptionId: subscription.id,
+          webhookId,
+          type: "run.completed",
+          status: "dead",
+          attempts: 8,
+          lastError: expect.stringContaining("HTTP 500"),
+          redeliveries: 0,
+        },
+      ],
+    });
     const deadLetterId = listed.body.deadLetters[0].id;
 
     // Redelivered (with an Idempotency-Key, as a client that may retry sends it).
@@ -189,7 +231,11 @@ describe("subscription events: a schedule of hours, then the dead-letter list", 
     expect(await redelivered.json()).toMatchObject({ id: deadLetterId, status: "redelivering", redeliveries: 1 });
     const delivered = await world.agentStream.waitForType("webhook.delivered");
     expect(delivered.data).toMatchObject({ subscriptionId: subscription.id, webhookId, attempt: 1 });
-    await waitUntil(async () => (await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?subscriptionId=${subscription.id}`)).body.deadLetters[0]?.status === "delivered", 5_000, "the dead letter marked delivered");
+    await waitUntil(
+      async () => (await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?subscriptionId=${subscription.id}`)).body.deadLetters[0]?.status === "delivered",
+      5_000,
+      "the dead letter marked delivered",
+    );
     const pushes = await recorded(hookId);
     expect(pushes.length).toBe(9);
     expect(new Webhook(subscription.secret).verify(pushes[8].body, pushes[8].headers)).toMatchObject({ type: "run.completed", data: { runId: run.id } });
@@ -239,7 +285,9 @@ describe("dead-letter routes", () => {
     const first = await secret<{ deadLetters: DeadLetter[]; nextCursor: string | null }>(`/api/webhooks/dead-letters?agentId=${agent.id}&limit=2`);
     expect(first.body.deadLetters.map((row) => row.id)).toEqual([newest, middle]);
     expect(first.body.nextCursor).toEqual(expect.any(String));
-    const second = await secret<{ deadLetters: DeadLetter[]; nextCursor: string | null }>(`/api/webhooks/dead-letters?agentId=${agent.id}&limit=2&cursor=${first.body.nextCursor ?? ""}`);
+    const second = await secret<{ deadLetters: DeadLetter[]; nextCursor: string | null }>(
+      `/api/webhooks/dead-letters?agentId=${agent.id}&limit=2&cursor=${first.body.nextCursor ?? ""}`,
+    );
     expect(second.body).toEqual({ deadLetters: [expect.objectContaining({ id: oldest })], nextCursor: null });
     const dead = await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?agentId=${agent.id}&status=dead`);
     expect(dead.body.deadLetters.map((row) => row.id)).toEqual([newest, oldest]);
@@ -275,6 +323,8 @@ describe("dead-letter routes", () => {
     expect(gone.status).toBe(410);
     await readErrorEnvelope(gone, "gone");
     // Nothing was written: it is still dead, never redelivered.
-    expect((await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?agentId=${agent.id}`)).body.deadLetters).toMatchObject([{ id, status: "dead", redeliveries: 0 }]);
+    expect((await secret<{ deadLetters: DeadLetter[] }>(`/api/webhooks/dead-letters?agentId=${agent.id}`)).body.deadLetters).toMatchObject([
+      { id, status: "dead", redeliveries: 0 },
+    ]);
   });
 });

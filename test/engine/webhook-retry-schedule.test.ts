@@ -13,7 +13,7 @@ import {
   subscriptionRetryDelayMs,
   subscriptionScheduleMs,
   type WebhookRetrySchedule,
-} from "../../src/tools/engine/webhook-retry-schedule";
+} from "../../src/webhooks/webhook-retry-schedule";
 
 const middle = () => 0.5;
 const lowest = () => 0;

@@ -13,7 +13,7 @@ import { agentObject, createAgent, waitForRuns, waitUntil } from "../support/age
 import { readErrorEnvelope } from "../support/error-envelope";
 import { enter, skip, toolWorld } from "../support/tool-world";
 import type { AgentDO } from "../../src/agents/agent-do";
-import { standardSecretOf } from "../../src/security/standard-webhooks";
+import { standardSecretOf } from "../../src/webhooks/standard-webhooks";
 
 type Recorded = { headers: Record<string, string>; body: string; at: number };
 type Subscription = { id: string; secret: string; url: string; events: string[]; agentId: string | null; spaceId: string | null };
@@ -51,7 +51,11 @@ describe("webhook subscriptions", () => {
     const [run] = await waitForRuns(world.agent.id, 1);
     const [push] = await pushes(hookId, subscription.secret, 1);
     // The run was announced to the agent's space: that space's subscription gets the same event, signed with its own secret.
-    const expected = { id: `evt_${run.id}_completed`, type: "run.completed", data: { agentId: world.agent.id, runId: run.id, status: "completed", runUrl: `/api/runs/${run.id}`, spaceIds: [world.spaceId] } };
+    const expected = {
+      id: `evt_${run.id}_completed`,
+      type: "run.completed",
+      data: { agentId: world.agent.id, runId: run.id, status: "completed", runUrl: `/api/runs/${run.id}`, spaceIds: [world.spaceId] },
+    };
     expect(push).toMatchObject(expected);
     expect((await pushes(spaceHookId, forSpace.secret, 1))[0]).toMatchObject(expected);
     const raw = (await recorded(hookId))[0];
@@ -74,7 +78,15 @@ describe("webhook subscriptions", () => {
     expect(push).toMatchObject({
       id: `evt_${pending.data.toolCallId as string}_awaiting_input`,
       type: "call.awaiting_input",
-      data: { kind: "call", agentId: world.agent.id, toolName: "ask", args: { question: "Ship it?" }, spaceId: world.spaceId, status: "pending", callbackUrl: expect.stringContaining("/api/callbacks/") },
+      data: {
+        kind: "call",
+        agentId: world.agent.id,
+        toolName: "ask",
+        args: { question: "Ship it?" },
+        spaceId: world.spaceId,
+        status: "pending",
+        callbackUrl: expect.stringContaining("/api/callbacks/"),
+      },
     });
     // Both subscriptions were looked at in the one fan-out that armed the first push: the other one asked for call.expired only.
     expect(await recorded(expiredHook)).toEqual([]);
@@ -88,7 +100,15 @@ describe("webhook subscriptions", () => {
   });
 
   it("call.expired reaches the agent's subscription when an async call expires", async () => {
-    const later = { name: "later", description: "Answered later", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { expiresIn: 300 } };
+    const later = {
+      name: "later",
+      description: "Answered later",
+      executionType: "external",
+      isAsync: true,
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { expiresIn: 300 },
+    };
     const world = await toolWorld([later], () => [{ toolCalls: [{ name: "later", args: {} }, skip] }, { toolCalls: [skip] }]);
     const hookId = hook();
     const subscription = await subscribe({ url: `http://hooks.test/in/${hookId}`, events: ["call.expired", "call.awaiting_input"], agentId: world.agent.id });
@@ -96,12 +116,22 @@ describe("webhook subscriptions", () => {
     const pushed = await pushes(hookId, subscription.secret, 2);
     const pending = await world.agentStream.waitForType("tool.pending");
     expect(pushed.map((push) => push.type)).toEqual(["call.awaiting_input", "call.expired"]);
-    expect(pushed[1]).toMatchObject({ id: `evt_${pending.data.toolCallId as string}_expired`, data: { toolCallId: pending.data.toolCallId, toolName: "later", error: expect.stringContaining("expired") } });
+    expect(pushed[1]).toMatchObject({
+      id: `evt_${pending.data.toolCallId as string}_expired`,
+      data: { toolCallId: pending.data.toolCallId, toolName: "later", error: expect.stringContaining("expired") },
+    });
     world.close();
   });
 
   it("an approval is pushed as call.awaiting_input of kind approval, answerable by its callback URL", async () => {
-    const send = { name: "sendInvoice", description: "Send", executionType: "internal", visible: false, inputSchema: { type: "object", properties: { amount: { type: "number" } } }, approval: { required: true } };
+    const send = {
+      name: "sendInvoice",
+      description: "Send",
+      executionType: "internal",
+      visible: false,
+      inputSchema: { type: "object", properties: { amount: { type: "number" } } },
+      approval: { required: true },
+    };
     const world = await toolWorld([send], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "sendInvoice", args: { amount: 40 } }] }, { toolCalls: [skip] }]);
     const hookId = hook();
     const subscription = await subscribe({ url: `http://hooks.test/in/${hookId}`, events: ["call.awaiting_input"], agentId: world.agent.id });
@@ -137,7 +167,9 @@ describe("webhook subscriptions", () => {
     await abortAllDurableObjects();
     // The next attempts are 5 s and 5 min away: their deadlines are made due, and the alarm fires as it would then.
     for (const count of [2, 3]) {
-      await runInDurableObject(agentObject(world.agent.id), async (_instance: AgentDO, state) => state.storage.sql.exec("UPDATE deadlines SET due_at = ? WHERE kind = 'webhook'", Date.now() - 1));
+      await runInDurableObject(agentObject(world.agent.id), async (_instance: AgentDO, state) =>
+        state.storage.sql.exec("UPDATE deadlines SET due_at = ? WHERE kind = 'webhook'", Date.now() - 1),
+      );
       await runDurableObjectAlarm(agentObject(world.agent.id));
       await waitUntil(async () => (await recorded(hookId)).length >= count, 5_000, `attempt ${count} after the restart`);
     }
@@ -157,14 +189,23 @@ describe("webhook subscriptions", () => {
     const event = { id: "evt_run_lost_failed", type: "run.failed", timestamp: new Date().toISOString(), data: { agentId: agent.id, runId: "run_lost", status: "failed" } };
     // What commitRunEnd leaves when the object dies right after its transaction: the notify row, nothing sent.
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
-      state.storage.sql.exec("INSERT INTO deadlines (id, kind, due_at, payload) VALUES (?, 'notify', ?, ?)", `notify:${event.id}`, Date.now() - 1, JSON.stringify({ event, spaceIds: [] }));
+      state.storage.sql.exec(
+        "INSERT INTO deadlines (id, kind, due_at, payload) VALUES (?, 'notify', ?, ?)",
+        `notify:${event.id}`,
+        Date.now() - 1,
+        JSON.stringify({ event, spaceIds: [] }),
+      );
     });
     await abortAllDurableObjects();
     await runDurableObjectAlarm(agentObject(agent.id));
     const [push] = await pushes(hookId, subscription.secret, 1);
     expect(push).toMatchObject({ id: event.id, type: "run.failed", data: { runId: "run_lost" } });
     await waitUntil(
-      async () => runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM deadlines WHERE kind IN ('notify', 'webhook')").one().n === 0),
+      async () =>
+        runInDurableObject(
+          agentObject(agent.id),
+          async (_instance: AgentDO, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM deadlines WHERE kind IN ('notify', 'webhook')").one().n === 0,
+        ),
       5_000,
       "the notify and webhook rows are gone once delivered",
     );
@@ -193,7 +234,15 @@ describe("webhook subscriptions", () => {
 
   it("a tool's pushed call carries Standard Webhooks headers signed with WEBHOOK_SECRET", async () => {
     const hookId = hook();
-    const pushed = { name: "fetchData", description: "Fetch", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: `http://hooks.test/in/${hookId}` } };
+    const pushed = {
+      name: "fetchData",
+      description: "Fetch",
+      executionType: "external",
+      isAsync: true,
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { webhook: `http://hooks.test/in/${hookId}` },
+    };
     const world = await toolWorld([pushed], () => [{ toolCalls: [{ name: "fetchData", args: { q: 1 } }, skip] }]);
     await world.wake();
     const pending = await world.agentStream.waitForType("tool.pending");
@@ -246,7 +295,10 @@ describe("webhook subscription routes", () => {
   it("at most 20 per agent: the 21st is a 409", async () => {
     const agent = await createAgent({ agent: { name: "Many" }, model: { provider: "scripted", turns: [] } });
     for (let index = 0; index < 20; index += 1) await subscribe({ url: `http://hooks.test/in/many-${index}`, events: ["run.completed"], agentId: agent.id });
-    const refused = await call("/api/webhooks", { body: { url: "http://hooks.test/in/many-21", events: ["run.completed"], agentId: agent.id }, headers: { "x-secret-key": env.GATEWAY_SECRET_KEY } });
+    const refused = await call("/api/webhooks", {
+      body: { url: "http://hooks.test/in/many-21", events: ["run.completed"], agentId: agent.id },
+      headers: { "x-secret-key": env.GATEWAY_SECRET_KEY },
+    });
     expect(refused.status).toBe(409);
     await readErrorEnvelope(refused, "limit_reached");
   });

@@ -7,7 +7,15 @@ describe("plans with a time zone", () => {
   it("set_plans takes a timezone; the next run is computed in it, and an unknown zone is a tool error", async () => {
     const standup = { name: "standup", instruction: "Post the standup", cron: "0 9 * * 1-5", timezone: "Europe/Paris" };
     const agent = await createAgent(
-      scriptedConfig([{ toolCalls: [{ name: "set_plans", args: { plans: [standup] } }, { name: "set_plans", args: { plans: [{ ...standup, name: "bad", timezone: "Mars/Base" }] } }, { name: "skip", args: {} }] }]),
+      scriptedConfig([
+        {
+          toolCalls: [
+            { name: "set_plans", args: { plans: [standup] } },
+            { name: "set_plans", args: { plans: [{ ...standup, name: "bad", timezone: "Mars/Base" }] } },
+            { name: "skip", args: {} },
+          ],
+        },
+      ]),
     );
     await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: {} } });
     const [run] = await waitForRuns(agent.id, 1);

@@ -16,9 +16,7 @@ const withSecrets = (secrets: Record<string, string>): AppEnv => ({
 });
 
 it("names the secret to set when the OpenAI key is missing", async () => {
-  await expect(createModel({ provider: "openai", name: "gpt-4o" }, withSecrets({}), cursor)).rejects.toThrow(
-    "set the OPENAI_API_KEY secret (wrangler secret put OPENAI_API_KEY)",
-  );
+  await expect(createModel({ provider: "openai", name: "gpt-4o" }, withSecrets({}), cursor)).rejects.toThrow("set the OPENAI_API_KEY secret (wrangler secret put OPENAI_API_KEY)");
 });
 
 it("names the secret from apiKeyEnv when it is missing", async () => {
@@ -46,11 +44,21 @@ it("builds a scripted model that plays the configured turns", async () => {
 
 it("never hands the gateway's own keys or a binding to a provider, even from a stored config", async () => {
   for (const apiKeyEnv of ["JWT_SECRET", "WEBHOOK_SECRET", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY"]) {
-    await expect(createModel({ provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1", apiKeyEnv }, withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }), cursor)).rejects.toThrow(
-      `The openai-compatible provider cannot use the secret "${apiKeyEnv}", which is one of the gateway's own keys`,
-    );
+    await expect(
+      createModel(
+        { provider: "openai-compatible", name: "m", baseURL: "https://llm.example/v1", apiKeyEnv },
+        withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }),
+        cursor,
+      ),
+    ).rejects.toThrow(`The openai-compatible provider cannot use the secret "${apiKeyEnv}", which is one of the gateway's own keys`);
   }
-  await expect(createModel({ provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" }, withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }), cursor)).rejects.toThrow("is a binding of this Worker, not a secret");
+  await expect(
+    createModel(
+      { provider: "openai", name: "gpt-4o", apiKeyEnv: "DB" },
+      withSecrets({ JWT_SECRET: env.JWT_SECRET, WEBHOOK_SECRET: env.WEBHOOK_SECRET, GATEWAY_SECRET_KEY: env.GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY: env.GATEWAY_PUBLIC_KEY }),
+      cursor,
+    ),
+  ).rejects.toThrow("is a binding of this Worker, not a secret");
 });
 
 it("checks a stored baseURL by the URL policy when the model is built", async () => {

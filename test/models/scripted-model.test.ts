@@ -125,18 +125,13 @@ describe("scripted model", () => {
   });
 
   it("continues from the saved turn in a later cycle", async () => {
-    const turns: ScriptedTurn[] = [
-      { toolCalls: [{ name: "lookup", args: { query: "first" } }] },
-      { text: "First cycle done." },
-      { text: "Second cycle reply." },
-    ];
+    const turns: ScriptedTurn[] = [{ toolCalls: [{ name: "lookup", args: { query: "first" } }] }, { text: "First cycle done." }, { text: "Second cycle reply." }];
     const storage = new Map<string, number>();
     const cursor = {
       nextTurn: async () => storage.get("turn") ?? 0,
       consumeTurn: async (index: number) => void storage.set("turn", index + 1),
     };
-    const cycle = (prompt: string) =>
-      streamText({ model: createScriptedModel({ ...cursor, turns }), prompt, tools, stopWhen: isStepCount(10) }).text;
+    const cycle = (prompt: string) => streamText({ model: createScriptedModel({ ...cursor, turns }), prompt, tools, stopWhen: isStepCount(10) }).text;
 
     expect(await cycle("one")).toBe("First cycle done.");
     expect(storage.get("turn")).toBe(2);

@@ -213,7 +213,13 @@ describe("approval cards on the live page", () => {
 describe("who may answer, as the page reads a card", () => {
   const member = (id: string, name: string, role?: string): [string, SpaceMember] => [id, { id, name, type: "human", joinedAt: "2026-11-01T00:00:00.000Z", ...(role && { role }) }];
   const members = new Map([member("ent_ada", "Ada", "approver"), member("ent_bob", "Bob"), member("ent_pat", "Pat", "admin")]);
-  const card = (answeredBy?: ToolCallPart["answeredBy"]): ToolCallPart => ({ type: "tool_call", toolCallId: "apr_1", toolName: "transfer", status: "requires_action", ...(answeredBy && { answeredBy }) });
+  const card = (answeredBy?: ToolCallPart["answeredBy"]): ToolCallPart => ({
+    type: "tool_call",
+    toolCallId: "apr_1",
+    toolName: "transfer",
+    status: "requires_action",
+    ...(answeredBy && { answeredBy }),
+  });
   const as = (entityId: string) => ({ entityId, members });
 
   it("anyone in the space when the card names no one", () => {

@@ -69,7 +69,12 @@ beforeAll(async () => {
         { name: "pick_colour", args: { question: "Red or blue?" } },
       ],
     },
-    { toolCalls: [{ name: "send_message", args: { text: "Noted, thank you." } }, { name: "skip", args: {} }] },
+    {
+      toolCalls: [
+        { name: "send_message", args: { text: "Noted, thank you." } },
+        { name: "skip", args: {} },
+      ],
+    },
   ];
   await admin.agents.update(agent.id, agentBody as never);
   // The whole file's state folder: opened here, removed after the last test.

@@ -16,7 +16,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { onTestFinished } from "vitest";
-import { Switchboard } from "../../client/src/index";
+import type { Switchboard } from "../../client/src/index";
 import { admin, gateway } from "./gateway";
 
 type DeadLetter = Awaited<ReturnType<Switchboard["webhooks"]["deadLetters"]>>["deadLetters"][number];
@@ -33,7 +33,8 @@ async function createAgent(config: Record<string, unknown>): Promise<{ id: strin
   });
   if (response.status !== 201) throw new Error(`could not create the agent: ${response.status} ${await response.text()}`);
   const created: unknown = await response.json();
-  if (typeof created !== "object" || created === null || !("id" in created) || !("entityId" in created) || typeof created.id !== "string" || typeof created.entityId !== "string") throw new Error("not an agent");
+  if (typeof created !== "object" || created === null || !("id" in created) || !("entityId" in created) || typeof created.id !== "string" || typeof created.entityId !== "string")
+    throw new Error("not an agent");
   return { id: created.id, entityId: created.entityId };
 }
 
@@ -70,8 +71,30 @@ async function waitForDeadLetters(agentId: string, timeoutMs = 20_000): Promise<
 export async function expiredCallDeadLetter(): Promise<{ deadLetter: DeadLetter; agentId: string }> {
   const refusing = await receiver(503);
   try {
-    const tool = { name: "reserve", description: "Reserve", executionType: "external", isAsync: true, visible: false, inputSchema: { type: "object" }, execution: { webhook: refusing.url, expiresIn: 1_500 } };
-    const agent = await createAgent({ agent: { name: "Unheard" }, model: { provider: "scripted", turns: [{ toolCalls: [{ name: "reserve", args: {} }, { name: "skip", args: {} }] }] }, tools: [tool] });
+    const tool = {
+      name: "reserve",
+      description: "Reserve",
+      executionType: "external",
+      isAsync: true,
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { webhook: refusing.url, expiresIn: 1_500 },
+    };
+    const agent = await createAgent({
+      agent: { name: "Unheard" },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "reserve", args: {} },
+              { name: "skip", args: {} },
+            ],
+          },
+        ],
+      },
+      tools: [tool],
+    });
     await admin.agents.pushInbox(agent.id, {});
     const [deadLetter] = await waitForDeadLetters(agent.id);
     return { deadLetter, agentId: agent.id };
@@ -92,12 +115,16 @@ export async function subscriptionDeadLetter(url: string): Promise<{ id: string;
   const now = new Date().toISOString();
   const values = [id, "subscription", agent.id, subscription.id, webhookId, "run.completed", url, body, "8", "HTTP 503", "dead", now, now];
   const sql = `INSERT INTO webhook_dead_letters (id, source, agent_id, subscription_id, webhook_id, type, url, body, attempts, last_error, status, first_attempt_at, dead_at) VALUES (${values.map((value) => (value === "8" ? value : sqlText(value))).join(", ")})`;
-  const run = spawnSync(process.execPath, [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "execute", "DB", "--local", "--persist-to", gateway.stateDir, "--command", sql], {
-    cwd: root,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "execute", "DB", "--local", "--persist-to", gateway.stateDir, "--command", sql],
+    {
+      cwd: root,
+      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
   if (run.status !== 0) throw new Error(`could not write the dead letter:\n${run.stdout}\n${run.stderr}`);
   return { id, agentId: agent.id, subscriptionId: subscription.id, secret: subscription.secret, webhookId };
 }

@@ -65,12 +65,16 @@ describe("npm run dev with a misconfigured keys file", () => {
     );
     const port = await freePort();
     const { NO_COLOR: _noColor, ...environment } = process.env;
-    const started = spawn(process.execPath, ["scripts/dev.mjs", "--", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(directory, "state"), "--env-file", envFile], {
-      cwd: root,
-      env: { ...environment, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", FORCE_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
+    const started = spawn(
+      process.execPath,
+      ["scripts/dev.mjs", "--", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", join(directory, "state"), "--env-file", envFile],
+      {
+        cwd: root,
+        env: { ...environment, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", FORCE_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
     const exited = new Promise((resolve) => started.once("exit", resolve));
     onTestFinished(() => stopGroup(started, exited));
     let output = "";

@@ -23,7 +23,12 @@ export async function personInSpace(name = "Pat", extraMembers: string[] = []) {
  * The first event of `type` on a space's stream that `matches`, replayed from
  * seq 0 (so one that happened before the call is found too), with a deadline.
  */
-export async function spaceEvent<T extends SpaceEvent["type"]>(spaceId: string, type: T, matches: (event: SpaceEventOf<T>) => boolean, timeoutMs = 20_000): Promise<SpaceEventOf<T>> {
+export async function spaceEvent<T extends SpaceEvent["type"]>(
+  spaceId: string,
+  type: T,
+  matches: (event: SpaceEventOf<T>) => boolean,
+  timeoutMs = 20_000,
+): Promise<SpaceEventOf<T>> {
   const subscription = admin.subscribe(spaceId, { afterSeq: 0 });
   try {
     return await new Promise<SpaceEventOf<T>>((resolve, reject) => {

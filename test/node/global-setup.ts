@@ -93,7 +93,10 @@ export default async function setup(project: TestProject) {
 
   try {
     const link = await new Promise<string>((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`npm run dev printed no sign-in link within ${startDeadlineMs / 1000}s. Output:\n${output.slice(-4000)}`)), startDeadlineMs);
+      const deadline = setTimeout(
+        () => reject(new Error(`npm run dev printed no sign-in link within ${startDeadlineMs / 1000}s. Output:\n${output.slice(-4000)}`)),
+        startDeadlineMs,
+      );
       const check = () => {
         const match = /(http:\/\/127\.0\.0\.1:\d+\/#publicKey=\S+)/.exec(output);
         if (match) {

@@ -55,7 +55,10 @@ afterAll(async () => {
 async function recordInPage(): Promise<void> {
   await page.evaluate(() => {
     const seen = { cardStatuses: [] as string[], connection: [] as string[], draftTexts: [] as string[], seqs: [] as number[] };
-    const page = window as unknown as { recorded: typeof seen; switchboardPage: { live: { subscription: { on(type: "event", listener: (event: { seq: number }) => void): void } } } };
+    const page = window as unknown as {
+      recorded: typeof seen;
+      switchboardPage: { live: { subscription: { on(type: "event", listener: (event: { seq: number }) => void): void } } };
+    };
     page.recorded = seen;
     // Every event the page's subscription delivers, from here on.
     page.switchboardPage.live.subscription.on("event", (event) => seen.seqs.push(event.seq));
@@ -71,13 +74,16 @@ async function recordInPage(): Promise<void> {
   });
 }
 
-const recorded = () =>
-  page.evaluate(() => (window as unknown as { recorded: { cardStatuses: string[]; connection: string[]; draftTexts: string[]; seqs: number[] } }).recorded);
+const recorded = () => page.evaluate(() => (window as unknown as { recorded: { cardStatuses: string[]; connection: string[]; draftTexts: string[]; seqs: number[] } }).recorded);
 
 /** The page's messages, in order, as a person reads them. */
 const timeline = () =>
   page.$$eval(".timeline > li.message", (items) =>
-    items.map((item) => ({ id: (item as HTMLElement).dataset.messageId ?? "", seq: Number((item as HTMLElement).dataset.seq), text: item.querySelector(".text")?.textContent ?? "" })),
+    items.map((item) => ({
+      id: (item as HTMLElement).dataset.messageId ?? "",
+      seq: Number((item as HTMLElement).dataset.seq),
+      text: item.querySelector(".text")?.textContent ?? "",
+    })),
   );
 
 describe("the live space page", () => {

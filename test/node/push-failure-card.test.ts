@@ -48,7 +48,18 @@ describe("a failed push on the page", () => {
     const space = await admin.spaces.create({ name: "Dispatch", memberIds: [person.id, agent.id] });
     await admin.agents.update(agent.id, {
       agent: { name: "Dispatcher" },
-      model: { provider: "scripted", turns: [{ toolCalls: [{ name: "enter_space", args: { spaceId: space.id } }, { name: "confirm_pickup", args: { parcel: "P-17" } }] }, { toolCalls: [{ name: "skip", args: {} }] }] },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "enter_space", args: { spaceId: space.id } },
+              { name: "confirm_pickup", args: { parcel: "P-17" } },
+            ],
+          },
+          { toolCalls: [{ name: "skip", args: {} }] },
+        ],
+      },
       tools: [
         {
           name: "confirm_pickup",
@@ -82,7 +93,11 @@ describe("a failed push on the page", () => {
     const toolCallId = (await card.getAttribute("data-tool-call-id")) ?? "";
     const started = await spaceEvent(space.id, "agent.cycle.started", (event) => event.data.agentEntityId === agent.entityId);
     const run = await admin.runs.get(started.data.runId);
-    expect(run.notes).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "push_failed", message: expect.stringContaining(`call ${toolCallId} (confirm_pickup) to its webhook failed on attempt 1: HTTP 503`) })]));
+    expect(run.notes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "push_failed", message: expect.stringContaining(`call ${toolCallId} (confirm_pickup) to its webhook failed on attempt 1: HTTP 503`) }),
+      ]),
+    );
 
     // Answered, the call needs no push any more: the retries stop with it.
     await admin.submitToolResult(started.data.runId, toolCallId, { confirmed: true });

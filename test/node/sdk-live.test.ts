@@ -249,7 +249,15 @@ describe("handleTools", () => {
     const { spaceId } = await personInSpace("Hana");
     const agent = await createAgent(
       [externalTool("explode", { visible: true })],
-      [{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "explode", args: { city: "Lima" } }] }, { toolCalls: [{ name: "skip", args: {} }] }],
+      [
+        {
+          toolCalls: [
+            { name: "enter_space", args: { spaceId } },
+            { name: "explode", args: { city: "Lima" } },
+          ],
+        },
+        { toolCalls: [{ name: "skip", args: {} }] },
+      ],
     );
     await admin.spaces.addMember(spaceId, agent.entityId);
     const handling = admin.handleTools(
@@ -276,7 +284,18 @@ describe("handleTools", () => {
   });
 
   it("answers a call that was announced before it started (from the pending list), once", async () => {
-    const agent = await createAgent([externalTool("later", { isAsync: true })], [{ toolCalls: [{ name: "later", args: { city: "Rome" } }, { name: "skip", args: {} }] }, { toolCalls: [{ name: "skip", args: {} }] }]);
+    const agent = await createAgent(
+      [externalTool("later", { isAsync: true })],
+      [
+        {
+          toolCalls: [
+            { name: "later", args: { city: "Rome" } },
+            { name: "skip", args: {} },
+          ],
+        },
+        { toolCalls: [{ name: "skip", args: {} }] },
+      ],
+    );
     await runOnce(agent.id);
     const before = await admin.agents.pendingToolCalls(agent.id, { status: "pending" });
     expect(before.pendingToolCalls).toHaveLength(1);

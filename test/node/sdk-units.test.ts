@@ -24,13 +24,21 @@ import {
 import { errorCodes, type ErrorCode } from "../../src/errors";
 import { retryingFetch } from "../../client/src/retrying-fetch";
 import { SseParser, type SseFrame } from "../../client/src/sse-parser";
-import { webhookSignatureHeaderValue } from "../../src/tools/webhook-signature";
-import { newWebhookSecret, standardWebhookHeaders } from "../../src/security/standard-webhooks";
+import { webhookSignatureHeaderValue } from "../../src/webhooks/webhook-signature";
+import { newWebhookSecret, standardWebhookHeaders } from "../../src/webhooks/standard-webhooks";
 
 let seq = 0;
 const at = "2026-11-01T00:00:00.000Z";
 const event = <T extends SpaceEvent["type"]>(type: T, data: Extract<SpaceEvent, { type: T }>["data"]) => ({ seq: ++seq, spaceId: "spc_1", type, at, data }) as SpaceEvent;
-const message = (fields: Partial<Message> & { id: string }): Message => ({ spaceId: "spc_1", seq: ++seq, entityId: "ent_agent", role: "assistant", status: "complete", createdAt: at, ...fields });
+const message = (fields: Partial<Message> & { id: string }): Message => ({
+  spaceId: "spc_1",
+  seq: ++seq,
+  entityId: "ent_agent",
+  role: "assistant",
+  status: "complete",
+  createdAt: at,
+  ...fields,
+});
 
 describe("SpaceState", () => {
   it("merges streamed text into a draft that the persisted message replaces, in place", () => {
@@ -61,12 +69,26 @@ describe("SpaceState", () => {
     state.apply(event("tool.streaming", { toolCallId: "call_1", partialArgs: { question: "Te" } }));
     expect(state.toolCall("call_1")).toMatchObject({ status: "running", args: { question: "Te" } });
     expect(state.messages[0].draft).toBe(true);
-    const card = message({ id: "msg_card", role: "tool", status: "requires_action", parts: [{ type: "tool_call", toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, status: "requires_action", runId: "run_1" }] });
+    const card = message({
+      id: "msg_card",
+      role: "tool",
+      status: "requires_action",
+      parts: [{ type: "tool_call", toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, status: "requires_action", runId: "run_1" }],
+    });
     state.apply(event("space.message", card));
     expect(state.messages).toHaveLength(1);
     expect(state.pendingCalls.map((entry) => entry.part.toolCallId)).toEqual(["call_1"]);
     expect(state.runOf("call_1")).toBe("run_1");
-    state.apply(event("space.message.updated", { ...card, status: "complete", updatedAt: "2026-11-01T00:00:01.000Z", parts: [{ type: "tool_call" as const, toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, runId: "run_1", status: "complete" as const, result: { yes: true } }] }));
+    state.apply(
+      event("space.message.updated", {
+        ...card,
+        status: "complete",
+        updatedAt: "2026-11-01T00:00:01.000Z",
+        parts: [
+          { type: "tool_call" as const, toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, runId: "run_1", status: "complete" as const, result: { yes: true } },
+        ],
+      }),
+    );
     state.apply(event("tool.done", { toolCallId: "call_1", toolName: "ask", args: { question: "Tea?" }, result: { yes: true } }));
     expect(state.toolCall("call_1")).toMatchObject({ status: "complete", result: { yes: true } });
     expect(state.pendingCalls).toEqual([]);
@@ -75,7 +97,9 @@ describe("SpaceState", () => {
   it("keeps the run of a minimal card from tool.started, and shows a failed run with its error", () => {
     const state = new SpaceState("spc_1");
     state.apply(event("tool.started", { toolCallId: "call_2", toolName: "secret", agentEntityId: "ent_agent", runId: "run_2" }));
-    state.apply(event("space.message", message({ id: "msg_min", role: "tool", parts: [{ type: "tool_call", toolCallId: "call_2", toolName: "secret", status: "requires_action" }] })));
+    state.apply(
+      event("space.message", message({ id: "msg_min", role: "tool", parts: [{ type: "tool_call", toolCallId: "call_2", toolName: "secret", status: "requires_action" }] })),
+    );
     expect(state.runOf("call_2")).toBe("run_2");
     state.apply(event("agent.cycle.finished", { agentEntityId: "ent_agent", runId: "run_2", status: "failed", error: "OPENAI_API_KEY is not set" }));
     expect(state.failures).toEqual([expect.objectContaining({ runId: "run_2", error: "OPENAI_API_KEY is not set" })]);
@@ -84,9 +108,22 @@ describe("SpaceState", () => {
 
   it("an update never goes back to an older version of a message", () => {
     const state = new SpaceState("spc_1");
-    const newer = message({ id: "msg_x", role: "tool", status: "complete", updatedAt: "2026-11-01T00:00:02.000Z", parts: [{ type: "tool_call", toolCallId: "c", toolName: "t", status: "complete" }] });
+    const newer = message({
+      id: "msg_x",
+      role: "tool",
+      status: "complete",
+      updatedAt: "2026-11-01T00:00:02.000Z",
+      parts: [{ type: "tool_call", toolCallId: "c", toolName: "t", status: "complete" }],
+    });
     state.loadMessages([newer]);
-    state.apply(event("space.message", { ...newer, status: "requires_action", updatedAt: undefined, parts: [{ type: "tool_call", toolCallId: "c", toolName: "t", status: "requires_action" }] }));
+    state.apply(
+      event("space.message", {
+        ...newer,
+        status: "requires_action",
+        updatedAt: undefined,
+        parts: [{ type: "tool_call", toolCallId: "c", toolName: "t", status: "requires_action" }],
+      }),
+    );
     expect(state.toolCall("c")?.status).toBe("complete");
   });
 });
@@ -95,7 +132,7 @@ describe("SseParser", () => {
   it("reads frames split anywhere, with CRLF, comments and multi-line data", () => {
     const frames: SseFrame[] = [];
     const parser = new SseParser((frame) => frames.push(frame));
-    const text = ": connected\r\n\r\nid: 1\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\n\nid: 2\ndata: two\n\n";
+    const text = ': connected\r\n\r\nid: 1\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: ping\n\nid: 2\ndata: two\n\n';
     for (const character of text) parser.push(character);
     expect(frames).toEqual([
       { id: "1", event: undefined, data: '{"a":\n1}' },

@@ -45,8 +45,14 @@ describe("MCP connections kept across cycles", () => {
 
   it("a dropped connection ends its session with DELETE: when the config changes and when the agent is deleted", async () => {
     const server = id();
-    const config = (turns: unknown[]) => ({ agent: { name: "Provided" }, model: { provider: "scripted", turns }, mcp: { servers: [{ name: "calc", url: `http://mcp.test/stateful/${server}` }] } });
-    const world = await providerWorld({ mcp: { servers: [{ name: "calc", url: `http://mcp.test/stateful/${server}` }] } }, () => [{ toolCalls: [call("calc__add", { a: 1, b: 1 }), skip] }]);
+    const config = (turns: unknown[]) => ({
+      agent: { name: "Provided" },
+      model: { provider: "scripted", turns },
+      mcp: { servers: [{ name: "calc", url: `http://mcp.test/stateful/${server}` }] },
+    });
+    const world = await providerWorld({ mcp: { servers: [{ name: "calc", url: `http://mcp.test/stateful/${server}` }] } }, () => [
+      { toolCalls: [call("calc__add", { a: 1, b: 1 }), skip] },
+    ]);
     await world.wake();
     await waitForRuns(world.agent.id, 1);
     expect((await mcpSeen(server)).deletes).toHaveLength(0);
@@ -90,7 +96,10 @@ describe("MCP connections kept across cycles", () => {
   });
 
   it("toolsAllowed and toolsDenied pick a server's tools", async () => {
-    const world = await providerWorld({ mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged", toolsAllowed: ["tool1", "tool2", "tool3"], toolsDenied: ["tool2"] }] } }, () => [{ toolCalls: [skip] }]);
+    const world = await providerWorld(
+      { mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged", toolsAllowed: ["tool1", "tool2", "tool3"], toolsDenied: ["tool2"] }] } },
+      () => [{ toolCalls: [skip] }],
+    );
     await world.wake();
     await waitForRuns(world.agent.id, 1);
     expect((await world.agentStream.waitForType("mcp.server.connected")).data.tools).toEqual(["paged__tool1", "paged__tool3"]);
@@ -98,7 +107,9 @@ describe("MCP connections kept across cycles", () => {
   });
 
   it("every page of tools/list is read (nextCursor)", async () => {
-    const world = await providerWorld({ mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged" }] } }, () => [{ toolCalls: [call("paged__tool7"), call("paged__tool1"), skip] }]);
+    const world = await providerWorld({ mcp: { servers: [{ name: "paged", url: "http://mcp.test/paged" }] } }, () => [
+      { toolCalls: [call("paged__tool7"), call("paged__tool1"), skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const connected = await world.agentStream.waitForType("mcp.server.connected");
@@ -111,7 +122,10 @@ describe("MCP connections kept across cycles", () => {
 describe("MCP servers that fail", () => {
   it("a server that accepts and never answers costs one connect deadline (no SSE attempt after it), then is left alone", async () => {
     const hang = id();
-    const world = await providerWorld({ mcp: { servers: [{ name: "slow", url: `http://mcp.test/hang/${hang}`, connectTimeout: 300 }] } }, () => [{ toolCalls: [skip] }, { toolCalls: [skip] }]);
+    const world = await providerWorld({ mcp: { servers: [{ name: "slow", url: `http://mcp.test/hang/${hang}`, connectTimeout: 300 }] } }, () => [
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [first] = await waitForRuns(world.agent.id, 1);
     expect(first.status).toBe("completed");
@@ -149,7 +163,10 @@ describe("MCP servers that fail", () => {
 describe("MCP tools like any other tool", () => {
   it("an image answer reaches the model as a media part; the run record describes it without its bytes", async () => {
     const server = id();
-    const world = await providerWorld({ mcp: { servers: [{ name: "pics", url: `http://mcp.test/stateful/${server}` }] } }, () => [{ toolCalls: [call("pics__picture")] }, { text: "a red dot" }]);
+    const world = await providerWorld({ mcp: { servers: [{ name: "pics", url: `http://mcp.test/stateful/${server}` }] } }, () => [
+      { toolCalls: [call("pics__picture")] },
+      { text: "a red dot" },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls[0].result).toEqual({
@@ -162,7 +179,13 @@ describe("MCP tools like any other tool", () => {
     const messages = await consciousnessOf(world.agent.id);
     const output = messages.flatMap((message) => (message.role === "tool" ? message.content : [])).find((part) => part.type === "tool-result")?.output;
     // In memory after the cycle, the media is a note; in its cycle the model saw the file part.
-    expect(output).toEqual({ type: "content", value: [{ type: "text", text: "a red dot" }, { type: "text", text: "[image/png shown to the model in its cycle; not kept in memory]" }] });
+    expect(output).toEqual({
+      type: "content",
+      value: [
+        { type: "text", text: "a red dot" },
+        { type: "text", text: "[image/png shown to the model in its cycle; not kept in memory]" },
+      ],
+    });
     world.close();
   });
 
@@ -183,7 +206,9 @@ describe("MCP tools like any other tool", () => {
       { progress: 2, total: 3, message: "step 2" },
       { progress: 3, total: 3, message: "step 3" },
     ]);
-    const card = world.spaceStream.events.find((event) => event.type === "space.message" && (event.data.parts as { toolCallId?: string }[] | undefined)?.[0]?.toolCallId === toolCallId);
+    const card = world.spaceStream.events.find(
+      (event) => event.type === "space.message" && (event.data.parts as { toolCallId?: string }[] | undefined)?.[0]?.toolCallId === toolCallId,
+    );
     expect(card?.data).toMatchObject({ role: "tool", status: "running" });
     expect(world.agentStream.ofType("tool.progress")).toHaveLength(3);
     world.close();

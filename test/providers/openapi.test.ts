@@ -6,7 +6,13 @@ import { skip } from "../support/tool-world";
 
 type Echo = { method: string; rawPath: string; query: Record<string, string>; search: string; headers: Record<string, string>; body: string | null };
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, args });
-const pets = (extra: Record<string, unknown> = {}) => ({ name: "pets", type: "openapi", spec: { url: "http://api.test/openapi.json" }, headers: { authorization: "Bearer ${env.TOOL_API_TOKEN}" }, ...extra });
+const pets = (extra: Record<string, unknown> = {}) => ({
+  name: "pets",
+  type: "openapi",
+  spec: { url: "http://api.test/openapi.json" },
+  headers: { authorization: "Bearer ${env.TOOL_API_TOKEN}" },
+  ...extra,
+});
 
 describe("REST tools from an OpenAPI document", () => {
   it("each operation is a tool: path, query and header parameters and the JSON body go where the document says, with the provider's secret header", async () => {
@@ -32,7 +38,11 @@ describe("REST tools from an OpenAPI document", () => {
     const loaded = await world.agentStream.waitForType("openapi.loaded");
     expect(loaded.data).toEqual({ provider: "pets", baseUrl: "http://api.test/echo/v1", tools: ["pets__getPet", "pets__deletePet", "pets__listPets", "pets__createPet"] });
     const skipped = await world.agentStream.waitForType("openapi.operation.skipped");
-    expect(skipped.data).toEqual({ provider: "pets", operation: "upload (POST /upload)", error: "the request body's media types (application/octet-stream) are not supported; JSON and forms are" });
+    expect(skipped.data).toEqual({
+      provider: "pets",
+      operation: "upload (POST /upload)",
+      error: "the request body's media types (application/octet-stream) are not supported; JSON and forms are",
+    });
     world.close();
   });
 
@@ -72,25 +82,38 @@ describe("REST tools from an OpenAPI document", () => {
       paths: { "/a": { get: { operationId: "look" } }, "/b": { post: { operationId: "send", requestBody: { required: true, content: { "text/csv": {} } } } } },
     };
     const save = (config: Record<string, unknown>) =>
-      secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", { body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, ...config } } });
+      secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", {
+        body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, ...config } },
+      });
 
     const unknown = await save({ providers: [{ name: "api", type: "openapi", spec: { document }, toolsAllowed: ["nope", "send"] }] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details).toEqual([
       { path: "config.providers.0.toolsAllowed", message: '"nope" names no operation of the document (by operationId or "METHOD /path")' },
-      { path: "config.providers.0.toolsAllowed", message: "The operation send (POST /b) cannot be a tool: the request body's media types (text/csv) are not supported; JSON and forms are" },
+      {
+        path: "config.providers.0.toolsAllowed",
+        message: "The operation send (POST /b) cannot be a tool: the request body's media types (text/csv) are not supported; JSON and forms are",
+      },
     ]);
 
-    const collision = await save({ tools: [{ name: "api__look", description: "mine", executionType: "internal", inputSchema: { type: "object" } }], providers: [{ name: "api", type: "openapi", spec: { document } }] });
+    const collision = await save({
+      tools: [{ name: "api__look", description: "mine", executionType: "internal", inputSchema: { type: "object" } }],
+      providers: [{ name: "api", type: "openapi", spec: { document } }],
+    });
     expect(collision.status).toBe(400);
-    expect(collision.body.error.details).toEqual([{ path: "config.providers.0.spec.document", message: 'The name "api__look" of tool "look" of provider "api" is already taken by the configured tool "api__look"' }]);
+    expect(collision.body.error.details).toEqual([
+      { path: "config.providers.0.spec.document", message: 'The name "api__look" of tool "look" of provider "api" is already taken by the configured tool "api__look"' },
+    ]);
 
     const secretless = await save({ providers: [{ name: "api", type: "openapi", spec: { document }, headers: { authorization: "Bearer ${env.NOT_SET}" } }] });
     expect(secretless.status).toBe(400);
     expect(secretless.body.error.details[0].path).toBe("config.providers.0.headers.authorization");
 
     const notOpenApi = await save({ providers: [{ name: "api", type: "openapi", spec: { document: { swagger: "2.0", paths: {} } } }] });
-    expect(notOpenApi.body.error.details[0]).toEqual({ path: "config.providers.0.spec.document", message: 'Only OpenAPI 3.x documents are read (the document has no "openapi": "3.…")' });
+    expect(notOpenApi.body.error.details[0]).toEqual({
+      path: "config.providers.0.spec.document",
+      message: 'Only OpenAPI 3.x documents are read (the document has no "openapi": "3.…")',
+    });
   });
 
   it("a header parameter never replaces a configured (secret) header of the same name", async () => {

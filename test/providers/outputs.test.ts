@@ -6,7 +6,14 @@ import { providerWorld } from "../support/provider-world";
 import { skip } from "../support/tool-world";
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, args });
-const big = (name: string, count: number) => ({ name, description: name, executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: `http://api.test/bigjson/${count}` } });
+const big = (name: string, count: number) => ({
+  name,
+  description: name,
+  executionType: "gateway",
+  visible: false,
+  inputSchema: { type: "object" },
+  execution: { url: `http://api.test/bigjson/${count}` },
+});
 type Truncated = { truncated: true; bytes: number; lines: number; handle: string; expiresAt: string; note: string; preview: string };
 
 async function rescript(agentId: string, tools: unknown[], turns: unknown[], limits: Record<string, unknown> = {}) {
@@ -30,9 +37,21 @@ describe("whole outputs behind a handle", () => {
     expect(text.length).toBe(result.bytes);
     expect(JSON.parse(text).items).toHaveLength(3_000);
 
-    await rescript(world.agent.id, tools, [
-      { toolCalls: [call("read_output", { handle: result.handle, offset: 100, limit: 50 }), call("read_output", { handle: result.handle, grep: "needle" }), call("read_output", { handle: "out_nothere" }), skip] },
-    ], limits);
+    await rescript(
+      world.agent.id,
+      tools,
+      [
+        {
+          toolCalls: [
+            call("read_output", { handle: result.handle, offset: 100, limit: 50 }),
+            call("read_output", { handle: result.handle, grep: "needle" }),
+            call("read_output", { handle: "out_nothere" }),
+            skip,
+          ],
+        },
+      ],
+      limits,
+    );
     await world.wake();
     const [, second] = await waitForRuns(world.agent.id, 2);
     const [range, grep, missing] = second.toolCalls;
@@ -57,7 +76,9 @@ describe("whole outputs behind a handle", () => {
   it("the outputs of one step stay under the context budget: an output that would go past it goes behind a handle", async () => {
     const tools = [big("first", 40), big("second", 40)];
     // 1,000 tokens × 0.5 × 4 bytes: a 2,000-byte budget for the step; each answer is about 1,300 bytes.
-    const world = await providerWorld({ tools, limits: { contextWindowTokens: 1_000, toolOutputContextShare: 0.5, maxConcurrentTools: 1 } }, () => [{ toolCalls: [call("first"), call("second"), skip] }]);
+    const world = await providerWorld({ tools, limits: { contextWindowTokens: 1_000, toolOutputContextShare: 0.5, maxConcurrentTools: 1 } }, () => [
+      { toolCalls: [call("first"), call("second"), skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const [first, second] = run.toolCalls;

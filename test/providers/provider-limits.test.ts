@@ -15,11 +15,31 @@ describe("provider limits at their maxima", async () => {
   const agents = (count: number) => Array.from({ length: count }, (_, index) => ({ agentId: helper.id, name: `a${index}` }));
   const limits: { name: string; max: number; path: string; config: (value: number) => Record<string, unknown> }[] = [
     { name: "providers", max: 16, path: "config.providers", config: (count) => ({ providers: names(count).map((name) => openapi(name)) }) },
-    { name: "sub-agents of one provider", max: 32, path: "config.providers.0.agents", config: (count) => ({ providers: [{ name: "team", type: "agents", agents: agents(count) }] }) },
-    { name: "sub-agent maxDepth", max: 8, path: "config.providers.0.maxDepth", config: (depth) => ({ providers: [{ name: "team", type: "agents", agents: agents(1), maxDepth: depth }] }) },
-    { name: "MCP toolsDenied", max: 256, path: "config.mcp.servers.0.toolsDenied", config: (count) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", toolsDenied: names(count) }] } }) },
+    {
+      name: "sub-agents of one provider",
+      max: 32,
+      path: "config.providers.0.agents",
+      config: (count) => ({ providers: [{ name: "team", type: "agents", agents: agents(count) }] }),
+    },
+    {
+      name: "sub-agent maxDepth",
+      max: 8,
+      path: "config.providers.0.maxDepth",
+      config: (depth) => ({ providers: [{ name: "team", type: "agents", agents: agents(1), maxDepth: depth }] }),
+    },
+    {
+      name: "MCP toolsDenied",
+      max: 256,
+      path: "config.mcp.servers.0.toolsDenied",
+      config: (count) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", toolsDenied: names(count) }] } }),
+    },
     { name: "queue concurrency", max: 32, path: "config.queues.q.concurrency", config: (concurrency) => ({ queues: { q: { concurrency } } }) },
-    { name: "MCP connectTimeout", max: 60_000, path: "config.mcp.servers.0.connectTimeout", config: (ms) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", connectTimeout: ms }] } }) },
+    {
+      name: "MCP connectTimeout",
+      max: 60_000,
+      path: "config.mcp.servers.0.connectTimeout",
+      config: (ms) => ({ mcp: { servers: [{ name: "s", url: "http://mcp.test/mcp", connectTimeout: ms }] } }),
+    },
     { name: "limits.toolOutputMaxBytes", max: 50_000_000, path: "config.limits.toolOutputMaxBytes", config: (bytes) => ({ limits: { toolOutputMaxBytes: bytes } }) },
   ];
 

@@ -5,14 +5,24 @@ import { fakeJson, providerWorld } from "../support/provider-world";
 import { skip } from "../support/tool-world";
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ name, args });
-const gateway = (name: string, url: string, extra: Record<string, unknown> = {}) => ({ name, description: name, executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url }, ...extra });
+const gateway = (name: string, url: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: name,
+  executionType: "gateway",
+  visible: false,
+  inputSchema: { type: "object" },
+  execution: { url },
+  ...extra,
+});
 type Span = { start: number; end: number };
 
 describe("queues", () => {
   it("a queue with concurrency 1 runs a step's parallel calls one after another, on top of maxConcurrentTools", async () => {
     const id = crypto.randomUUID();
     const tools = [gateway("slowA", `http://api.test/slow/${id}/150`, { queue: "api" }), gateway("slowB", `http://api.test/slow/${id}/150`, { queue: "api" })];
-    const world = await providerWorld({ tools, queues: { api: { concurrency: 1 } }, limits: { maxConcurrentTools: 3 } }, () => [{ toolCalls: [call("slowA"), call("slowB"), skip] }]);
+    const world = await providerWorld({ tools, queues: { api: { concurrency: 1 } }, limits: { maxConcurrentTools: 3 } }, () => [
+      { toolCalls: [call("slowA"), call("slowB"), skip] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const spans = (await fakeJson<Span[]>(`http://api.test/spans/${id}`)).sort((a, b) => a.start - b.start);
@@ -60,7 +70,10 @@ describe("queues", () => {
 describe("the response cache", () => {
   it("the same tool with the same arguments (in any key order) within ttlMs is answered from the cache; other arguments are not", async () => {
     const id = crypto.randomUUID();
-    const lookup = { ...gateway("lookup", `http://api.test/count/${id}?a={{a}}&b={{b}}`, { cache: { ttlMs: 60_000 } }), inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } };
+    const lookup = {
+      ...gateway("lookup", `http://api.test/count/${id}?a={{a}}&b={{b}}`, { cache: { ttlMs: 60_000 } }),
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    };
     const world = await providerWorld({ tools: [lookup] }, () => [
       { toolCalls: [call("lookup", { a: 1, b: 2 })] },
       { toolCalls: [call("lookup", { b: 2, a: 1 }), call("lookup", { a: 1, b: 3 }), skip] },
@@ -77,7 +90,10 @@ describe("the response cache", () => {
   });
 
   it("a cache on a tool with side effects is refused unless allowSideEffects says so; never on tools answered later", async () => {
-    const save = (tool: Record<string, unknown>) => secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", { body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [tool] } } });
+    const save = (tool: Record<string, unknown>) =>
+      secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", {
+        body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [tool] } },
+      });
     const post = gateway("charge", "http://api.test/echo", { execution: { url: "http://api.test/echo", method: "POST" }, cache: { ttlMs: 1_000 } });
     const refused = await save(post);
     expect(refused.body.error.details).toEqual([{ path: "config.tools.0.cache", message: "A POST request may have side effects: set cache.allowSideEffects to cache it anyway" }]);
@@ -102,16 +118,31 @@ describe("call statistics", () => {
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     const byName = Object.fromEntries((run.toolStats ?? []).map((entry) => [entry.toolName, entry]));
-    expect(byName.fetch).toMatchObject({ provider: "tools", calls: 3, failed: 1, failures: { validation: 1 }, cacheHits: 1, bytesIn: expect.any(Number), bytesOut: expect.any(Number) });
+    expect(byName.fetch).toMatchObject({
+      provider: "tools",
+      calls: 3,
+      failed: 1,
+      failures: { validation: 1 },
+      cacheHits: 1,
+      bytesIn: expect.any(Number),
+      bytesOut: expect.any(Number),
+    });
     expect(byName.broken).toMatchObject({ calls: 1, failed: 1, failures: { upstream: 1 } });
     expect(byName.stuck).toMatchObject({ calls: 1, failed: 1, failures: { timeout: 1 } });
     expect(byName.shown).toMatchObject({ calls: 1, failed: 1, failures: { permission: 1 } });
     expect(byName.skip).toMatchObject({ provider: "builtin", calls: 1, failed: 0 });
     expect(byName.stuck.latencyMs.median).toBeGreaterThanOrEqual(100);
 
-    const { status, body } = await secret<{ tools: { toolName: string; calls: number; latencyMs: { median: number; p95: number }; failures: Record<string, number>; lastCallAt: string }[] }>(`/api/agents/${world.agent.id}/tool-stats`);
+    const { status, body } = await secret<{
+      tools: { toolName: string; calls: number; latencyMs: { median: number; p95: number }; failures: Record<string, number>; lastCallAt: string }[];
+    }>(`/api/agents/${world.agent.id}/tool-stats`);
     expect(status).toBe(200);
-    expect(body.tools[0]).toMatchObject({ toolName: "fetch", calls: 3, failures: { validation: 1, timeout: 0, upstream: 0, permission: 0, internal: 0 }, lastCallAt: expect.any(String) });
+    expect(body.tools[0]).toMatchObject({
+      toolName: "fetch",
+      calls: 3,
+      failures: { validation: 1, timeout: 0, upstream: 0, permission: 0, internal: 0 },
+      lastCallAt: expect.any(String),
+    });
     expect(body.tools.find((entry) => entry.toolName === "stuck")?.latencyMs.p95).toBeGreaterThanOrEqual(100);
     expect((await secret(`/api/agents/agt_nobody/tool-stats`)).status).toBe(404);
     world.close();
@@ -130,7 +161,9 @@ describe("execution types of the earlier design", () => {
       { name: "goals", executionType: "compute", execution: { action: "getGoals" } },
       { name: "helper", description: "sub-agent", executionType: "ai-agent", execution: { agentId: helperId } },
     ];
-    const created = await secret<{ id: string }>("/api/agents", { body: { config: { agent: { name: "old" }, model: { provider: "scripted", turns: [{ toolCalls: [call("showChart", { title: "x" }), call("weather"), skip] }] }, tools } } });
+    const created = await secret<{ id: string }>("/api/agents", {
+      body: { config: { agent: { name: "old" }, model: { provider: "scripted", turns: [{ toolCalls: [call("showChart", { title: "x" }), call("weather"), skip] }] }, tools } },
+    });
     expect(created.status).toBe(201);
     const read = await secret<{ config: { tools: { name: string; executionType: string; execution?: unknown }[] } }>(`/api/agents/${created.body.id}`);
     expect(read.body.config.tools.map((tool) => [tool.name, tool.executionType])).toEqual([
@@ -154,12 +187,24 @@ describe("execution types of the earlier design", () => {
 
   it("image-generator keeps its name from the earlier design and needs an image model", async () => {
     const refused = await secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", {
-      body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [{ name: "draw", description: "draw", executionType: "image-generator", inputSchema: { type: "object" } }] } },
+      body: {
+        config: {
+          agent: { name: "x" },
+          model: { provider: "scripted", turns: [] },
+          tools: [{ name: "draw", description: "draw", executionType: "image-generator", inputSchema: { type: "object" } }],
+        },
+      },
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details[0].path).toBe("config.tools.0.execution");
     const created = await secret<{ id: string }>("/api/agents", {
-      body: { config: { agent: { name: "x" }, model: { provider: "scripted", turns: [] }, tools: [{ name: "draw", executionType: "image-generator", execution: { provider: "workers-ai" } }] } },
+      body: {
+        config: {
+          agent: { name: "x" },
+          model: { provider: "scripted", turns: [] },
+          tools: [{ name: "draw", executionType: "image-generator", execution: { provider: "workers-ai" } }],
+        },
+      },
     });
     expect(created.status).toBe(201);
     const read = await secret<{ config: { tools: { executionType: string }[] } }>(`/api/agents/${created.body.id}`);

@@ -18,12 +18,21 @@ async function recordedRequests(id: string): Promise<unknown[]> {
 describe("sub-agents as tools", () => {
   it("the task reaches the other agent's inbox and its final answer comes back as the result, in the same cycle", async () => {
     const child = await createAgent(scripted("Geographer", [{ text: "Lima is the capital of Peru." }]));
-    const world = await providerWorld(team([{ agentId: child.id, name: "geo" }]), () => [{ toolCalls: [call("team__geo", { task: "What is the capital of Peru?" })] }, { toolCalls: [skip] }]);
+    const world = await providerWorld(team([{ agentId: child.id, name: "geo" }]), () => [
+      { toolCalls: [call("team__geo", { task: "What is the capital of Peru?" })] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [parentRun] = await waitForRuns(world.agent.id, 1, 15_000);
     const [childRun] = await waitForRuns(child.id, 1);
-    expect(parentRun.toolCalls[0]).toMatchObject({ toolName: "team__geo", status: "completed", result: { answer: "Lima is the capital of Peru.", agentId: child.id, runId: childRun.id } });
-    expect(childRun.trigger).toMatchObject([{ type: "agent_task", toolCallId: parentRun.toolCalls[0].toolCallId, fromAgentId: world.agent.id, fromName: "Provided", task: "What is the capital of Peru?", depth: 1 }]);
+    expect(parentRun.toolCalls[0]).toMatchObject({
+      toolName: "team__geo",
+      status: "completed",
+      result: { answer: "Lima is the capital of Peru.", agentId: child.id, runId: childRun.id },
+    });
+    expect(childRun.trigger).toMatchObject([
+      { type: "agent_task", toolCallId: parentRun.toolCalls[0].toolCallId, fromAgentId: world.agent.id, fromName: "Provided", task: "What is the capital of Peru?", depth: 1 },
+    ]);
     expect(world.agentStream.ofType("tool.pending")[0].data).toMatchObject({ toolName: "team__geo", executionType: "agent", status: "waiting" });
     world.close();
   });
@@ -32,10 +41,23 @@ describe("sub-agents as tools", () => {
     const slow = `slow-${crypto.randomUUID()}`;
     const child = await createAgent(
       scripted("Slow", [{ toolCalls: [call("wait_a_bit")] }, { text: "finally done" }], {
-        tools: [{ name: "wait_a_bit", description: "waits", executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: `http://api.test/slow/${slow}/600` } }],
+        tools: [
+          {
+            name: "wait_a_bit",
+            description: "waits",
+            executionType: "gateway",
+            visible: false,
+            inputSchema: { type: "object" },
+            execution: { url: `http://api.test/slow/${slow}/600` },
+          },
+        ],
       }),
     );
-    const world = await providerWorld(team([{ agentId: child.id, name: "slow" }], { timeout: 150 }), () => [{ toolCalls: [call("team__slow", { task: "take your time" })] }, { toolCalls: [skip] }, { toolCalls: [skip] }]);
+    const world = await providerWorld(team([{ agentId: child.id, name: "slow" }], { timeout: 150 }), () => [
+      { toolCalls: [call("team__slow", { task: "take your time" })] },
+      { toolCalls: [skip] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     const [first] = await waitForRuns(world.agent.id, 1, 15_000);
     expect(first.toolCalls[0]).toMatchObject({ status: "failed", error: 'Tool "team__slow" timed out after 150ms' });
@@ -46,7 +68,9 @@ describe("sub-agents as tools", () => {
 
   it("calls nest at most maxDepth agents deep: an agent that calls back is refused, and answers all the same", async () => {
     const a = await createAgent(scripted("A", []));
-    const b = await createAgent(scripted("B", [{ toolCalls: [call("team__a", { task: "and back to you" })] }, { text: "I could not ask A" }], team([{ agentId: a.id, name: "a" }], { maxDepth: 1 })));
+    const b = await createAgent(
+      scripted("B", [{ toolCalls: [call("team__a", { task: "and back to you" })] }, { text: "I could not ask A" }], team([{ agentId: a.id, name: "a" }], { maxDepth: 1 })),
+    );
     await secret(`/api/agents/${a.id}`, {
       method: "PUT",
       body: { config: scripted("A", [{ toolCalls: [call("team__b", { task: "ask A" })] }, { toolCalls: [skip] }], team([{ agentId: b.id, name: "b" }], { maxDepth: 1 })) },
@@ -66,7 +90,9 @@ describe("sub-agents as tools", () => {
   });
 
   it("an agent that is not there is refused when the config is saved", async () => {
-    const refused = await secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", { body: { config: scripted("x", [], team([{ agentId: "agt_nobody", name: "ghost" }])) } });
+    const refused = await secret<{ error: { details: { path: string; message: string }[] } }>("/api/agents", {
+      body: { config: scripted("x", [], team([{ agentId: "agt_nobody", name: "ghost" }])) },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details).toEqual([{ path: "config.providers.0.agents.0.agentId", message: 'There is no agent "agt_nobody"' }]);
   });
@@ -88,11 +114,23 @@ describe("sub-agents as tools", () => {
     const hang = `hang-${crypto.randomUUID()}`;
     const child = await createAgent(
       scripted("Worker", [{ toolCalls: [call("fetch_it")] }, { text: "fetched after a restart" }], {
-        tools: [{ name: "fetch_it", description: "fetch", executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: `http://api.test/hang-once/${hang}` } }],
+        tools: [
+          {
+            name: "fetch_it",
+            description: "fetch",
+            executionType: "gateway",
+            visible: false,
+            inputSchema: { type: "object" },
+            execution: { url: `http://api.test/hang-once/${hang}` },
+          },
+        ],
         limits: { toolTimeout: 20_000 },
       }),
     );
-    const world = await providerWorld({ ...team([{ agentId: child.id, name: "worker" }]), limits: { toolTimeout: 20_000 } }, () => [{ toolCalls: [call("team__worker", { task: "fetch it" })] }, { toolCalls: [skip] }]);
+    const world = await providerWorld({ ...team([{ agentId: child.id, name: "worker" }]), limits: { toolTimeout: 20_000 } }, () => [
+      { toolCalls: [call("team__worker", { task: "fetch it" })] },
+      { toolCalls: [skip] },
+    ]);
     await world.wake();
     await waitUntil(async () => (await recordedRequests(hang)).length === 1, 10_000, "the sub-agent's first request");
     await abortAllDurableObjects();
@@ -128,7 +166,9 @@ describe("sub-agents as tools", () => {
     const [, second] = await waitForRuns(world.agent.id, 2);
     expect(second.trigger).toMatchObject([{ type: "tool_result", toolCallId, result: { answer: "kept and resent" } }]);
     // No route shows the deadline table: read inside the object.
-    const deadlines = await runInDurableObject(agentObject(sender.id), async (_instance: AgentDO, state) => new AgentStorage(state.storage).deadlines().map((deadline) => deadline.kind));
+    const deadlines = await runInDurableObject(agentObject(sender.id), async (_instance: AgentDO, state) =>
+      new AgentStorage(state.storage).deadlines().map((deadline) => deadline.kind),
+    );
     expect(deadlines).not.toContain("subagent_answer");
     world.close();
   });

@@ -37,10 +37,21 @@ describe("provider instructions in the system prompt", () => {
           id: "evt_task_call_1",
           receivedAt: "2026-11-22T10:00:00Z",
           attempts: 0,
-          event: { type: "agent_task", toolCallId: "call_1", toolName: "team__researcher", fromAgentId: "agt_0", fromEntityId: "ent_0", fromName: "lead", task: "Find the capital of Peru", depth: 1 },
+          event: {
+            type: "agent_task",
+            toolCallId: "call_1",
+            toolName: "team__researcher",
+            fromAgentId: "agt_0",
+            fromEntityId: "ent_0",
+            fromName: "lead",
+            task: "Find the capital of Peru",
+            depth: 1,
+          },
         },
       ],
     });
-    expect(prompt).toContain('agent_task from agent "lead" (ent_0, callId call_1): "Find the capital of Peru". Work on it; your final answer (the text of your last step) goes back to "lead" when this cycle ends.');
+    expect(prompt).toContain(
+      'agent_task from agent "lead" (ent_0, callId call_1): "Find the capital of Peru". Work on it; your final answer (the text of your last step) goes back to "lead" when this cycle ends.',
+    );
   });
 });

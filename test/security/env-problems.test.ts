@@ -63,9 +63,13 @@ describe("envProblems", () => {
   });
 
   it("refuses a public key that opens everything or signs tokens", () => {
-    expect(envProblems(envWith({ GATEWAY_PUBLIC_KEY: env.GATEWAY_SECRET_KEY }))).toEqual([{ name: "GATEWAY_PUBLIC_KEY", problem: expect.stringContaining("same as GATEWAY_SECRET_KEY") }]);
+    expect(envProblems(envWith({ GATEWAY_PUBLIC_KEY: env.GATEWAY_SECRET_KEY }))).toEqual([
+      { name: "GATEWAY_PUBLIC_KEY", problem: expect.stringContaining("same as GATEWAY_SECRET_KEY") },
+    ]);
     const sharedKey = "a-public-key-that-is-also-the-jwt-secret";
-    expect(envProblems(envWith({ GATEWAY_PUBLIC_KEY: sharedKey, JWT_SECRET: sharedKey }))).toEqual([{ name: "JWT_SECRET", problem: expect.stringContaining("same as GATEWAY_PUBLIC_KEY") }]);
+    expect(envProblems(envWith({ GATEWAY_PUBLIC_KEY: sharedKey, JWT_SECRET: sharedKey }))).toEqual([
+      { name: "JWT_SECRET", problem: expect.stringContaining("same as GATEWAY_PUBLIC_KEY") },
+    ]);
   });
 
   it("accepts every webhook secret form, optional settings left out, and the URL policy's two values", () => {

@@ -20,7 +20,11 @@ const app = createApp();
 /** POST /api/agents as this deployment (ALLOW_PRIVATE_URLS = "false") answers it. */
 async function saveStrict(config: unknown): Promise<Response> {
   const context = createExecutionContext();
-  const request = new Request("http://gateway.test/api/agents", { method: "POST", headers: { ...secretHeaders, "content-type": "application/json" }, body: JSON.stringify({ config }) });
+  const request = new Request("http://gateway.test/api/agents", {
+    method: "POST",
+    headers: { ...secretHeaders, "content-type": "application/json" },
+    body: JSON.stringify({ config }),
+  });
   const response = await app.fetch(request, strictEnv, context);
   await waitOnExecutionContext(context);
   return response;
@@ -31,7 +35,7 @@ const gatewayTool = (url: string) => ({
   tools: [{ name: "fetcher", description: "d", executionType: "gateway", inputSchema: { type: "object", properties: {} }, execution: { url } }],
 });
 
-describe("a gateway tool's URL in an IPv6 spelling of a private address, ALLOW_PRIVATE_URLS = \"false\"", () => {
+describe('a gateway tool\'s URL in an IPv6 spelling of a private address, ALLOW_PRIVATE_URLS = "false"', () => {
   it.each([
     "http://[::ffff:0:127.0.0.1]/items",
     "http://[0:0:0:0:FFFF:0:7F00:1]/items",

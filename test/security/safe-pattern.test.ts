@@ -111,10 +111,14 @@ describe("the safe pattern engine: JavaScript's syntax, a finite automaton's tim
       { index: 3, start: 17, end: 22 },
     ]);
     const clipped: number[] = [];
-    compiled("z$").matcher().searchLines(`${"a".repeat(50)}z\nz`, new PatternBudget(1e6), (line) => clipped.push(line.index) > 0, 10);
+    compiled("z$")
+      .matcher()
+      .searchLines(`${"a".repeat(50)}z\nz`, new PatternBudget(1e6), (line) => clipped.push(line.index) > 0, 10);
     expect(clipped).toEqual([1]);
     const many = Array.from({ length: 1_000 }, () => "a".repeat(100)).join("\n");
-    const stopped = compiled("b").matcher().searchLines(many, new PatternBudget(20_000), () => true);
+    const stopped = compiled("b")
+      .matcher()
+      .searchLines(many, new PatternBudget(20_000), () => true);
     expect(stopped).toMatchObject({ stopped: "over-budget", line: expect.any(Number) });
     expect(stopped.stopped === "over-budget" && stopped.line).toBeLessThan(1_000);
   });

@@ -4,26 +4,20 @@ import { isPrivateHost, outboundUrlProblem, urlPolicyOf } from "../../src/securi
 const strict = { allowPrivateHosts: false };
 
 describe("outboundUrlProblem: schemes", () => {
-  it.each(["file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "ftp://example.com/x", "ws://example.com/", "gopher://example.com/"])(
-    "refuses %s",
-    (url) => {
-      expect(outboundUrlProblem(url)).toMatch(/^Must be an http\(s\) URL/);
-    },
-  );
+  it.each(["file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "ftp://example.com/x", "ws://example.com/", "gopher://example.com/"])("refuses %s", (url) => {
+    expect(outboundUrlProblem(url)).toMatch(/^Must be an http\(s\) URL/);
+  });
 
   it.each(["not a url", "/relative/path", "", "http://"])("refuses %j as not an absolute URL", (url) => {
     expect(outboundUrlProblem(url)).toBeDefined();
   });
 
-  it.each(["https://api.openai.com/v1", "http://localhost:11434/v1", "HTTPS://Example.COM/x?y=1", "http://10.0.0.5:8080/"])(
-    "accepts %s with the default policy",
-    (url) => {
-      expect(outboundUrlProblem(url)).toBeUndefined();
-    },
-  );
+  it.each(["https://api.openai.com/v1", "http://localhost:11434/v1", "HTTPS://Example.COM/x?y=1", "http://10.0.0.5:8080/"])("accepts %s with the default policy", (url) => {
+    expect(outboundUrlProblem(url)).toBeUndefined();
+  });
 });
 
-describe("outboundUrlProblem with ALLOW_PRIVATE_URLS = \"false\"", () => {
+describe('outboundUrlProblem with ALLOW_PRIVATE_URLS = "false"', () => {
   it.each([
     "http://localhost/",
     "http://LOCALHOST./",
@@ -62,14 +56,26 @@ describe("outboundUrlProblem with ALLOW_PRIVATE_URLS = \"false\"", () => {
   );
 });
 
-describe("IPv6 spellings of loopback and private IPv4 addresses, with ALLOW_PRIVATE_URLS = \"false\"", () => {
+describe('IPv6 spellings of loopback and private IPv4 addresses, with ALLOW_PRIVATE_URLS = "false"', () => {
   // Each form as a user might write it: compressed, expanded, with a dotted IPv4 tail, in upper case.
   const spellings: Record<string, string[]> = {
-    "IPv4-translated ::ffff:0:0:0/96 (127.0.0.1)": ["[::ffff:0:127.0.0.1]", "[::ffff:0:7f00:1]", "[0:0:0:0:ffff:0:7f00:1]", "[0000:0000:0000:0000:FFFF:0000:7F00:0001]", "[::FFFF:0:127.0.0.1]"],
+    "IPv4-translated ::ffff:0:0:0/96 (127.0.0.1)": [
+      "[::ffff:0:127.0.0.1]",
+      "[::ffff:0:7f00:1]",
+      "[0:0:0:0:ffff:0:7f00:1]",
+      "[0000:0000:0000:0000:FFFF:0000:7F00:0001]",
+      "[::FFFF:0:127.0.0.1]",
+    ],
     "IPv4-translated (10.0.0.1, 169.254.169.254)": ["[::ffff:0:10.0.0.1]", "[::ffff:0:a9fe:a9fe]"],
     "IPv4-mapped ::ffff:0:0/96 (127.0.0.1)": ["[::ffff:127.0.0.1]", "[0:0:0:0:0:ffff:7f00:1]", "[::FFFF:7F00:1]"],
     "IPv4-compatible ::/96 (127.0.0.1, 10.0.0.1)": ["[::127.0.0.1]", "[::7f00:1]", "[0:0:0:0:0:0:a00:1]"],
-    "local-use NAT64 64:ff9b:1::/48": ["[64:ff9b:1::7f00:1]", "[64:ff9b:1::127.0.0.1]", "[0064:ff9b:0001:0000:0000:0000:7f00:0001]", "[64:FF9B:1::7F00:1]", "[64:ff9b:1:abcd::8.8.8.8]"],
+    "local-use NAT64 64:ff9b:1::/48": [
+      "[64:ff9b:1::7f00:1]",
+      "[64:ff9b:1::127.0.0.1]",
+      "[0064:ff9b:0001:0000:0000:0000:7f00:0001]",
+      "[64:FF9B:1::7F00:1]",
+      "[64:ff9b:1:abcd::8.8.8.8]",
+    ],
     "well-known NAT64 64:ff9b::/96 (127.0.0.1, 192.168.0.1)": ["[64:ff9b::127.0.0.1]", "[64:ff9b::7f00:1]", "[64:FF9B:0:0:0:0:C0A8:1]"],
     "6to4 2002::/16 (127.0.0.1, 10.1.2.3)": ["[2002:7f00:1::]", "[2002:7F00:0001:0:0:0:0:1]", "[2002:a01:203::1]"],
     "Teredo 2001::/32 (client 127.0.0.1)": ["[2001::80ff:fffe]", "[2001:0000:0000:0000:0000:0000:80ff:fffe]", "[2001:0:0:0:0:0:128.255.255.254]", "[2001::80FF:FFFE]"],
@@ -105,7 +111,7 @@ describe("IPv6 spellings of loopback and private IPv4 addresses, with ALLOW_PRIV
 });
 
 describe("urlPolicyOf", () => {
-  it("allows private hosts unless the var is \"false\"", () => {
+  it('allows private hosts unless the var is "false"', () => {
     expect(urlPolicyOf({})).toEqual({ allowPrivateHosts: true });
     expect(urlPolicyOf(undefined)).toEqual({ allowPrivateHosts: true });
     expect(urlPolicyOf({ ALLOW_PRIVATE_URLS: "true" })).toEqual({ allowPrivateHosts: true });

@@ -8,11 +8,15 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { standardWebhookSecret, verifyWebhook, verifyWebhookSignature as clientVerifySignature, webhookKeyBytes } from "../../client/src/webhooks";
-import { keyBytesOf, newWebhookSecret, signStandardWebhook, standardSecretOf, standardWebhookHeaders, webhookSecretProblem } from "../../src/security/standard-webhooks";
-import { pushWebhook } from "../../src/tools/engine/push-webhook";
-import { verifyWebhookSignature, webhookSignatureHeaderValue } from "../../src/tools/webhook-signature";
+import { envProblems } from "../../src/security/env-problems";
+import { keyBytesOf, newWebhookSecret, signStandardWebhook, standardSecretOf, standardWebhookHeaders } from "../../src/webhooks/standard-webhooks";
+import { pushWebhook } from "../../src/webhooks/push-webhook";
+import { verifyWebhookSignature, webhookSignatureHeaderValue } from "../../src/webhooks/webhook-signature";
 
 type Recorded = { headers: Record<string, string>; body: string };
+
+/** What the check at start (`GET /health`, `npm run dev`) says of `WEBHOOK_SECRET` set to `secret`. */
+const webhookSecretProblem = (secret: unknown) => envProblems({ WEBHOOK_SECRET: secret }).find((problem) => problem.name === "WEBHOOK_SECRET")?.problem;
 
 /** Every form a secret may take; `decoded` says whether the gateway reads it as base64. */
 const secrets: { label: string; secret: string; decoded: boolean }[] = [
@@ -57,7 +61,15 @@ describe("webhook secrets: every accepted form signs, and receivers verify it", 
   it("a push signed with each form arrives, and the SDK verifies both of its signatures", async () => {
     for (const { label, secret } of secrets) {
       const hookId = `secret-form-${crypto.randomUUID()}`;
-      const failure = await pushWebhook({ url: `http://hooks.test/ok/${hookId}`, body, webhookId: `msg_${hookId}`, secret, attempt: 1, toolCallId: "call_secret_forms", policy: { allowPrivateHosts: true } });
+      const failure = await pushWebhook({
+        url: `http://hooks.test/ok/${hookId}`,
+        body,
+        webhookId: `msg_${hookId}`,
+        secret,
+        attempt: 1,
+        toolCallId: "call_secret_forms",
+        policy: { allowPrivateHosts: true },
+      });
       expect(failure, label).toBeUndefined();
       const [push] = (await (await fetch(`http://hooks.test/recorded/${hookId}`)).json()) as Recorded[];
       expect(verifyWebhook(secret, push.body, push.headers), label).toMatchObject({ toolCallId: "call_secret_forms" });

@@ -29,7 +29,14 @@ type Grep = { matches: { line: number; offset: number; text: string }[]; totalMa
 describe("model-supplied patterns run on the linear-time engine", () => {
   it("read_output greps a stored output with each exponential pattern and answers; a backreference is refused", async () => {
     const limits = { toolResponseMaxBytes: 2_000 };
-    const lines = { name: "lines", description: "lines", executionType: "gateway", visible: false, inputSchema: { type: "object" }, execution: { url: "http://evil.test/lines/5000" } };
+    const lines = {
+      name: "lines",
+      description: "lines",
+      executionType: "gateway",
+      visible: false,
+      inputSchema: { type: "object" },
+      execution: { url: "http://evil.test/lines/5000" },
+    };
     const world = await providerWorld({ tools: [lines], limits }, () => [{ toolCalls: [call("lines"), skip] }]);
     await world.wake();
     const [first] = await waitForRuns(world.agent.id, 1);
@@ -41,7 +48,14 @@ describe("model-supplied patterns run on the linear-time engine", () => {
       body: {
         config: {
           agent: { name: "Provided" },
-          model: { provider: "scripted", turns: [{ toolCalls: [...evilPatterns.map((grep) => call("read_output", { handle, grep, regex: true })), call("read_output", { handle, grep: "(a)\\1", regex: true }), skip] }] },
+          model: {
+            provider: "scripted",
+            turns: [
+              {
+                toolCalls: [...evilPatterns.map((grep) => call("read_output", { handle, grep, regex: true })), call("read_output", { handle, grep: "(a)\\1", regex: true }), skip],
+              },
+            ],
+          },
           tools: [lines],
           limits,
         },
@@ -66,7 +80,8 @@ describe("model-supplied patterns run on the linear-time engine", () => {
     const folder = `t${crypto.randomUUID().slice(0, 8)}/logs`;
     const files = createFileTools(toolContext({ config: { files: { prefixes: [folder], maxFileBytes: 2_000_000 } } }));
     const line = evilSubject(1_999);
-    for (const name of ["a", "b", "c"]) okValue(await callTool(files, "write_file", { path: `${folder}/${name}.log`, content: Array.from({ length: 800 }, () => line).join("\n") }));
+    for (const name of ["a", "b", "c"])
+      okValue(await callTool(files, "write_file", { path: `${folder}/${name}.log`, content: Array.from({ length: 800 }, () => line).join("\n") }));
     for (const pattern of ["(a+)+$", "(a|aa)*$"]) {
       const result = okValue<{ matches: unknown[]; filesSearched: number; truncated?: boolean; stoppedAt?: { path: string; line: number } }>(
         await callTool(files, "grep_files", { pattern, regex: true, maxMatches: 1_000 }),
@@ -79,14 +94,25 @@ describe("model-supplied patterns run on the linear-time engine", () => {
     const costly = okValue<{ truncated?: boolean; stoppedAt?: { path: string; line: number }; note?: string }>(
       await callTool(files, "grep_files", { pattern: "[a-z]{0,1000}[a-z]{0,1000}!x", regex: true }),
     );
-    expect(costly).toMatchObject({ truncated: true, stoppedAt: { path: expect.stringContaining(folder), line: expect.any(Number) }, note: expect.stringContaining("stopped early") });
+    expect(costly).toMatchObject({
+      truncated: true,
+      stoppedAt: { path: expect.stringContaining(folder), line: expect.any(Number) },
+      note: expect.stringContaining("stopped early"),
+    });
     expect(errorOf(await callTool(files, "grep_files", { pattern: "(?<=a)b", regex: true }))).toContain("Lookbehind");
   });
 });
 
 describe("schemas from configs, MCP servers and OpenAPI documents", () => {
   it("a config tool's evil pattern is accepted and checked on the linear engine; a lookahead, a fan-out of $refs are refused at save naming the path", async () => {
-    const tool = (schema: Record<string, unknown>) => ({ name: "lookup", description: "x", executionType: "gateway", visible: false, inputSchema: schema, execution: { url: "http://api.test/echo/lookup" } });
+    const tool = (schema: Record<string, unknown>) => ({
+      name: "lookup",
+      description: "x",
+      executionType: "gateway",
+      visible: false,
+      inputSchema: schema,
+      execution: { url: "http://api.test/echo/lookup" },
+    });
     const refuse = async (schema: Record<string, unknown>, path: unknown, message: string) => {
       const response = await secret<{ error: { code: string; details: { path: string; message: string }[] } }>("/api/agents", {
         body: { config: { agent: { name: "Schemer" }, model: { provider: "scripted", turns: [] }, tools: [tool(schema)] } },
@@ -97,10 +123,18 @@ describe("schemas from configs, MCP servers and OpenAPI documents", () => {
     await refuse({ type: "object", properties: { q: { type: "string", pattern: "(?=a)a" } } }, "config.tools.0.inputSchema.properties.q.pattern", "Lookahead");
     await refuse({ type: "object", patternProperties: { "(a)\\1": {} } }, "config.tools.0.inputSchema.patternProperties.(a)\\1", "Backreferences");
     // A $ref may land under any keyword: what it lands on is checked as well.
-    await refuse({ type: "object", "x-hidden": { type: "string", pattern: "(?<!a)b" }, properties: { q: { $ref: "#/x-hidden" } } }, "config.tools.0.inputSchema.x-hidden.pattern", "Lookbehind");
+    await refuse(
+      { type: "object", "x-hidden": { type: "string", pattern: "(?<!a)b" }, properties: { q: { $ref: "#/x-hidden" } } },
+      "config.tools.0.inputSchema.x-hidden.pattern",
+      "Lookbehind",
+    );
     const definitions: Record<string, unknown> = { d30: { type: "string" } };
     for (let level = 0; level < 30; level += 1) definitions[`d${level}`] = { allOf: [{ $ref: `#/$defs/d${level + 1}` }, { $ref: `#/$defs/d${level + 1}` }] };
-    await refuse({ type: "object", properties: { q: { $ref: "#/$defs/d0" } }, $defs: definitions }, expect.stringMatching(/^config\.tools\.0\.inputSchema\.\$defs\.d\d+/), "validation would take too long");
+    await refuse(
+      { type: "object", properties: { q: { $ref: "#/$defs/d0" } }, $defs: definitions },
+      expect.stringMatching(/^config\.tools\.0\.inputSchema\.\$defs\.d\d+/),
+      "validation would take too long",
+    );
 
     const world = await providerWorld({ tools: [tool({ type: "object", properties: { q: { type: "string", pattern: evilPattern, format: "url" } }, required: ["q"] })] }, () => [
       { toolCalls: [call("lookup", { q: evilSubject(10_000) }), call("lookup", { q: `http://${evilSubject(30)}` }), skip] },
@@ -108,7 +142,11 @@ describe("schemas from configs, MCP servers and OpenAPI documents", () => {
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1, 20_000);
     const [subject, url] = run.toolCalls;
-    expect(subject).toMatchObject({ status: "failed", failureKind: "validation", error: expect.stringContaining(`/q: must be a valid url and match the pattern ${JSON.stringify(evilPattern)}`) });
+    expect(subject).toMatchObject({
+      status: "failed",
+      failureKind: "validation",
+      error: expect.stringContaining(`/q: must be a valid url and match the pattern ${JSON.stringify(evilPattern)}`),
+    });
     expect(url).toMatchObject({ status: "failed", failureKind: "validation" });
     world.close();
   });

@@ -25,13 +25,17 @@ async function spaceWithMessages() {
 }
 
 const streamRequest = (path: string, headers: Record<string, string>, transport: "sse" | "websocket") =>
-  exports.default.fetch(new Request(`http://gateway.test${path}`, { headers: { ...headers, ...(transport === "sse" ? { accept: "text/event-stream" } : { upgrade: "websocket" }) } }));
+  exports.default.fetch(
+    new Request(`http://gateway.test${path}`, { headers: { ...headers, ...(transport === "sse" ? { accept: "text/event-stream" } : { upgrade: "websocket" }) } }),
+  );
 
 describe("GET …/messages?afterSeq=", () => {
   it("the schema's own maximum is an empty page (secret key and member)", async () => {
     const { member, spaceId } = await spaceWithMessages();
     expect(await secret(`/api/spaces/${spaceId}/messages?afterSeq=${largest}`)).toEqual({ status: 200, body: { messages: [] } });
-    const asMember = await exports.default.fetch(new Request(`http://gateway.test/api/spaces/${spaceId}/messages?afterSeq=${largest}&limit=200`, { headers: await memberHeaders(member) }));
+    const asMember = await exports.default.fetch(
+      new Request(`http://gateway.test/api/spaces/${spaceId}/messages?afterSeq=${largest}&limit=200`, { headers: await memberHeaders(member) }),
+    );
     expect(asMember.status).toBe(200);
     expect(await asMember.json()).toEqual({ messages: [] });
   });

@@ -32,8 +32,24 @@ const subjects: Record<string, Subject> = {
     tool: "echo",
     config: async (_canary, full) => ({
       tools: [
-        { name: "echo", description: "Echo", executionType: "gateway", visible: true, display: minimal(full), inputSchema: { type: "object", properties: { note: { type: "string" } } }, execution: { url: "http://api.test/echo", method: "POST" } },
-        { name: "broken", description: "Fails", executionType: "gateway", visible: true, display: minimal(full), inputSchema: { type: "object", properties: { note: { type: "string" } } }, execution: { url: "http://api.test/status/500", method: "POST" } },
+        {
+          name: "echo",
+          description: "Echo",
+          executionType: "gateway",
+          visible: true,
+          display: minimal(full),
+          inputSchema: { type: "object", properties: { note: { type: "string" } } },
+          execution: { url: "http://api.test/echo", method: "POST" },
+        },
+        {
+          name: "broken",
+          description: "Fails",
+          executionType: "gateway",
+          visible: true,
+          display: minimal(full),
+          inputSchema: { type: "object", properties: { note: { type: "string" } } },
+          execution: { url: "http://api.test/status/500", method: "POST" },
+        },
       ],
     }),
     ok: (canary) => ({ name: "echo", args: { note: canary } }),
@@ -66,8 +82,12 @@ const subjects: Record<string, Subject> = {
               openapi: "3.0.3",
               info: { title: "x", version: "1" },
               paths: {
-                "/echo/send": { post: { operationId: "send", requestBody: { content: { "application/json": { schema: { type: "object", properties: { note: { type: "string" } } } } } } } },
-                "/status/500": { post: { operationId: "explode", requestBody: { content: { "application/json": { schema: { type: "object", properties: { note: { type: "string" } } } } } } } },
+                "/echo/send": {
+                  post: { operationId: "send", requestBody: { content: { "application/json": { schema: { type: "object", properties: { note: { type: "string" } } } } } } },
+                },
+                "/status/500": {
+                  post: { operationId: "explode", requestBody: { content: { "application/json": { schema: { type: "object", properties: { note: { type: "string" } } } } } } },
+                },
               },
             },
           },
@@ -143,7 +163,12 @@ async function scenario(subject: Subject, kind: Scenario, full = false) {
   const publicHeaders = await memberHeaders(person);
   const token = publicHeaders.authorization.slice("Bearer ".length);
   const live = {
-    public: await Promise.all([spaceId, otherSpaceId].flatMap((space) => [openSse(`/api/spaces/${space}/stream`, publicHeaders), openWebSocket(`/api/spaces/${space}/stream?publicKey=${publicHeaders["x-public-key"]}&token=${token}`)])),
+    public: await Promise.all(
+      [spaceId, otherSpaceId].flatMap((space) => [
+        openSse(`/api/spaces/${space}/stream`, publicHeaders),
+        openWebSocket(`/api/spaces/${space}/stream?publicKey=${publicHeaders["x-public-key"]}&token=${token}`),
+      ]),
+    ),
     secret: await Promise.all([spaceId, otherSpaceId].map((space) => openSse(`/api/spaces/${space}/stream`, secretHeaders))),
   };
   await secret(`/api/agents/${agent.id}/inbox`, { body: { type: "external", data: { go: true } } });
@@ -159,7 +184,10 @@ async function scenario(subject: Subject, kind: Scenario, full = false) {
   await live.secret[0].collector.waitFor((event) => event.type === "agent.cycle.finished" && event.data.runId === run.id, 10_000);
 
   const replay = await Promise.all(
-    [spaceId, otherSpaceId].flatMap((space) => [openSse(`/api/spaces/${space}/stream?afterSeq=0`, publicHeaders), openWebSocket(`/api/spaces/${space}/stream?afterSeq=0&publicKey=${publicHeaders["x-public-key"]}&token=${token}`)]),
+    [spaceId, otherSpaceId].flatMap((space) => [
+      openSse(`/api/spaces/${space}/stream?afterSeq=0`, publicHeaders),
+      openWebSocket(`/api/spaces/${space}/stream?afterSeq=0&publicKey=${publicHeaders["x-public-key"]}&token=${token}`),
+    ]),
   );
   const secretReplay = await Promise.all([spaceId, otherSpaceId].map((space) => openSse(`/api/spaces/${space}/stream?afterSeq=0`, secretHeaders)));
   // Each replay has caught up once it reached the last seq the secret view of its space saw.
@@ -172,7 +200,15 @@ async function scenario(subject: Subject, kind: Scenario, full = false) {
   const publicEvents = [...live.public, ...replay].flatMap((stream) => stream.collector.events);
   const secretEvents = [...live.secret, ...secretReplay].flatMap((stream) => stream.collector.events);
   for (const stream of [...live.public, ...live.secret, ...replay, ...secretReplay]) stream.close();
-  return { canary, run, publicEvents, secretEvents, messages, publicFrames: JSON.stringify([publicEvents, messages.public]), secretFrames: JSON.stringify([secretEvents, messages.secret]) };
+  return {
+    canary,
+    run,
+    publicEvents,
+    secretEvents,
+    messages,
+    publicFrames: JSON.stringify([publicEvents, messages.public]),
+    secretFrames: JSON.stringify([secretEvents, messages.secret]),
+  };
 }
 
 function approvalPart(event: ReceivedEvent): Record<string, unknown> | undefined {
@@ -201,16 +237,21 @@ function expectNothingBut(events: ReceivedEvent[]) {
 }
 
 describe.each(Object.entries(subjects))("%s with display minimal", (_name, subject) => {
-  it.each<Scenario>(["card", "failure", "approval card", "escalation"])("%s: public clients see id, name and status only, live and on replay; the secret key sees all", async (kind) => {
-    const seen = await scenario(subject, kind);
-    expect(seen.secretFrames).toContain(seen.canary);
-    expect(seen.publicFrames).not.toContain(seen.canary);
-    expectNothingBut(seen.publicEvents);
-    const cards = seen.publicEvents.filter((event) => event.type === "space.message" && (event.data.parts as { type: string }[] | undefined)?.some((part) => part.type === "tool_call"));
-    expect(cards.length).toBeGreaterThan(0);
-    if (kind === "escalation") expect(seen.publicEvents.some((event) => JSON.stringify(event.data).includes("escalatedTo"))).toBe(true);
-    if (kind === "failure") expect(seen.run.toolCalls.find((entry) => entry.toolName === subject.fail(seen.canary).name)?.status).toBe("failed");
-  });
+  it.each<Scenario>(["card", "failure", "approval card", "escalation"])(
+    "%s: public clients see id, name and status only, live and on replay; the secret key sees all",
+    async (kind) => {
+      const seen = await scenario(subject, kind);
+      expect(seen.secretFrames).toContain(seen.canary);
+      expect(seen.publicFrames).not.toContain(seen.canary);
+      expectNothingBut(seen.publicEvents);
+      const cards = seen.publicEvents.filter(
+        (event) => event.type === "space.message" && (event.data.parts as { type: string }[] | undefined)?.some((part) => part.type === "tool_call"),
+      );
+      expect(cards.length).toBeGreaterThan(0);
+      if (kind === "escalation") expect(seen.publicEvents.some((event) => JSON.stringify(event.data).includes("escalatedTo"))).toBe(true);
+      if (kind === "failure") expect(seen.run.toolCalls.find((entry) => entry.toolName === subject.fail(seen.canary).name)?.status).toBe("failed");
+    },
+  );
 });
 
 describe("a prebuilt tool the config shows in full", () => {
@@ -228,7 +269,18 @@ describe("a run that gives up while a minimal tool's call is open", () => {
     const agent = await createAgent({
       agent: { name: "Hanger" },
       model: { provider: "scripted", turns: [{ toolCalls: [enter(spaceId), { name: "wait", args: { note: "canary-hang" } }] }, { toolCalls: [skip] }] },
-      tools: [{ name: "wait", description: "Hangs", executionType: "gateway", visible: true, display: { mode: "minimal" }, timeout: 60_000, inputSchema: { type: "object" }, execution: { url: `http://api.test/hang-always/${hangId}`, method: "POST" } }],
+      tools: [
+        {
+          name: "wait",
+          description: "Hangs",
+          executionType: "gateway",
+          visible: true,
+          display: { mode: "minimal" },
+          timeout: 60_000,
+          inputSchema: { type: "object" },
+          execution: { url: `http://api.test/hang-always/${hangId}`, method: "POST" },
+        },
+      ],
     });
     await secret(`/api/spaces/${spaceId}/members`, { body: { entityId: agent.entityId } });
     const publicHeaders = await memberHeaders(person);

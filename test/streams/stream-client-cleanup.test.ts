@@ -19,7 +19,10 @@ describe("the tests' stream client", () => {
     });
     const person = await createHuman();
     const spaceId = await createSpace([person]);
-    opened = { sse: await openSse(`/api/spaces/${spaceId}/stream?afterSeq=0`, secretHeaders), socket: await openWebSocket(`/api/spaces/${spaceId}/stream?afterSeq=0`, await memberHeaders(person)) };
+    opened = {
+      sse: await openSse(`/api/spaces/${spaceId}/stream?afterSeq=0`, secretHeaders),
+      socket: await openWebSocket(`/api/spaces/${spaceId}/stream?afterSeq=0`, await memberHeaders(person)),
+    };
     const posted = await postMessage(spaceId, person, "hello");
     await opened.sse.collector.waitFor((event) => event.data.id === posted.id);
     await opened.socket.collector.waitFor((event) => event.data.id === posted.id);

@@ -7,5 +7,8 @@ import { AgentStorage } from "../../src/agents/agent-storage";
 import { agentObject } from "./agents";
 
 export async function consciousnessOf(agentId: string): Promise<ModelMessage[]> {
-  return runInDurableObject(agentObject(agentId), async (_instance: AgentDO, state) => new AgentStorage(state.storage).read("consciousness", z.array(z.custom<ModelMessage>())) ?? []);
+  return runInDurableObject(
+    agentObject(agentId),
+    async (_instance: AgentDO, state) => new AgentStorage(state.storage).read("consciousness", z.array(z.custom<ModelMessage>())) ?? [],
+  );
 }

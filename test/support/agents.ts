@@ -39,7 +39,17 @@ export type RunRecord = {
     queuedMs?: number;
     outputHandle?: string;
   }[];
-  toolStats?: { toolName: string; provider: string; calls: number; failed: number; failures: Record<string, number>; cacheHits: number; latencyMs: { median: number; p95: number }; bytesIn: number; bytesOut: number }[];
+  toolStats?: {
+    toolName: string;
+    provider: string;
+    calls: number;
+    failed: number;
+    failures: Record<string, number>;
+    cacheHits: number;
+    latencyMs: { median: number; p95: number };
+    bytesIn: number;
+    bytesOut: number;
+  }[];
   usage: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
   error: string | null;
   notes: { at: string; kind: string; message: string }[];
@@ -104,10 +114,14 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
  * "no further run happened" is a fact, not a guess after a sleep.
  */
 export async function settledRuns(agentId: string, timeoutMs = 10_000): Promise<RunRecord[]> {
-  await waitUntil(async () => {
-    const state = await agentState(agentId);
-    return state.pending === 0 && state.activeRun === undefined && state.staged === 0;
-  }, timeoutMs, "the agent to settle");
+  await waitUntil(
+    async () => {
+      const state = await agentState(agentId);
+      return state.pending === 0 && state.activeRun === undefined && state.staged === 0;
+    },
+    timeoutMs,
+    "the agent to settle",
+  );
   return (await listRuns(agentId)).reverse();
 }
 

@@ -9,7 +9,7 @@ import type { Tool } from "ai";
 import { getDatabase } from "../../src/db/client";
 import { CallIds } from "../../src/tools/engine/call-ids";
 import { failed, type ToolOutcome } from "../../src/tools/engine/tool-outcome";
-import type { ToolContext, ToolSettings } from "../../src/tools/tool-context";
+import type { ToolContext, ToolSettings } from "../../src/tools/engine/tool-context";
 import type { AppEnv } from "../../src/env";
 import { createHuman, createSpace, secret } from "./api";
 import { createAgent, type ScriptedTurn } from "./agents";
@@ -51,7 +51,14 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
     },
     publish: (type, data) => published.push({ type, data }),
     callIds: new CallIds(),
-    journal: { previous: () => undefined, markAnnounced: () => undefined, outcome: () => undefined, markCard: () => undefined, openWait: () => undefined, closeWait: () => undefined },
+    journal: {
+      previous: () => undefined,
+      markAnnounced: () => undefined,
+      outcome: () => undefined,
+      markCard: () => undefined,
+      openWait: () => undefined,
+      closeWait: () => undefined,
+    },
     callbackUrl: async (pendingId) => `/api/callbacks/${pendingId}`,
     isMemberOf: async () => false,
     knowledgeChanged: () => undefined,
@@ -59,17 +66,10 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
     wakeMentioned: async () => undefined,
     toolRuntime: {
       calls: undefined as never,
-      setDeadline: () => undefined,
-      deleteDeadline: () => undefined,
-      sendWebhook: () => undefined,
-      takeQueuedResult: () => false,
-      wakeLater: () => undefined,
-      mcp: undefined as never,
-      queues: undefined as never,
-      cache: undefined as never,
-      recordCall: () => undefined,
-      notify: () => undefined,
-      delegate: async () => ({ ok: false, error: "no agents in a direct tool context" }),
+      deadlines: { set: () => undefined, delete: () => undefined, wakeLater: () => undefined },
+      outbox: { sendWebhook: () => undefined, notify: () => undefined, delegate: async () => ({ ok: false, error: "no agents in a direct tool context" }) },
+      kept: { mcp: undefined as never, queues: undefined as never, cache: undefined as never, recordCall: () => undefined },
+      inbox: { takeQueuedResult: () => false },
     },
     depth: 0,
     stepNumber: () => 0,

@@ -58,7 +58,9 @@ export function translation(fixture: StorageFixture, roles: Record<string, strin
 
 /** A fixture's rows, translated (what the upgraded object should hold and show). */
 export function translatedRows(stored: StoredObject, translate: (cell: Cell) => Cell): StoredObject["rows"] {
-  return Object.fromEntries(Object.entries(stored.rows).map(([table, rows]) => [table, rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, cell]) => [column, translate(cell)])))]));
+  return Object.fromEntries(
+    Object.entries(stored.rows).map(([table, rows]) => [table, rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, cell]) => [column, translate(cell)])))]),
+  );
 }
 
 /**

@@ -28,4 +28,3 @@ export async function mcpSeen(id: string): Promise<{ initializes: number; lists:
 export async function fakeJson<T>(url: string, init?: RequestInit): Promise<T> {
   return (await (await fetch(url, init)).json()) as T;
 }
-

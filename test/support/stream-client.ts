@@ -32,7 +32,13 @@ export class EventCollector {
     const found = this.events.find(predicate);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const waiter = { predicate, resolve: (event: ReceivedEvent) => { clearTimeout(timer); resolve(event); } };
+      const waiter = {
+        predicate,
+        resolve: (event: ReceivedEvent) => {
+          clearTimeout(timer);
+          resolve(event);
+        },
+      };
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((candidate) => candidate !== waiter);
         reject(new Error(`timed out waiting for an event; got: ${this.events.map((event) => `${event.seq}:${event.type}`).join(", ")}`));

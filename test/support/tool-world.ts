@@ -26,10 +26,10 @@ export async function toolWorld(tools: unknown[], turns: (spaceId: string) => Sc
 }
 
 export async function submitResult(runId: string, callId: string, result: unknown, headers: Record<string, string> = { "x-secret-key": env.GATEWAY_SECRET_KEY }) {
-  return callJson<{ success?: boolean; duplicate?: boolean; agentEntityId?: string; error?: { code: string; message: string } }>(
-    `/api/runs/${runId}/tool-results`,
-    { body: { callId, result }, headers },
-  );
+  return callJson<{ success?: boolean; duplicate?: boolean; agentEntityId?: string; error?: { code: string; message: string } }>(`/api/runs/${runId}/tool-results`, {
+    body: { callId, result },
+    headers,
+  });
 }
 
 export const enter = (spaceId: string) => ({ name: "enter_space", args: { spaceId } });

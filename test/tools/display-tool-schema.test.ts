@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stripTargetSpaceId, targetSpaceIdDescription, withTargetSpaceId } from "../../src/tools/display-tool-schema";
+import { stripTargetSpaceId, targetSpaceIdDescription, withTargetSpaceId } from "../../src/tools/engine/display-tool-schema";
 
 describe("withTargetSpaceId", () => {
   const schema = {

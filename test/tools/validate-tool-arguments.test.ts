@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatArgumentError, validateToolArguments } from "../../src/tools/validate-tool-arguments";
+import { formatArgumentError, validateToolArguments } from "../../src/tools/engine/validate-tool-arguments";
 
 const weatherSchema = {
   type: "object",
@@ -59,11 +59,7 @@ describe("validateToolArguments", () => {
     const schema = { type: "object", anyOf: [{ required: ["email"] }, { required: ["phone"] }] };
     expect(validateToolArguments(schema, {})).toEqual({
       ok: false,
-      problems: [
-        "/: must match at least one of the anyOf options",
-        "/email: is required (anyOf option 1)",
-        "/phone: is required (anyOf option 2)",
-      ],
+      problems: ["/: must match at least one of the anyOf options", "/email: is required (anyOf option 1)", "/phone: is required (anyOf option 2)"],
     });
   });
 

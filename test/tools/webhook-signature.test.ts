@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  signWebhook,
-  verifyWebhookSignature,
-  webhookSignatureHeader,
-  webhookSignatureHeaderValue,
-} from "../../src/tools/webhook-signature";
+import { signWebhook, verifyWebhookSignature, webhookSignatureHeader, webhookSignatureHeaderValue } from "../../src/webhooks/webhook-signature";
 
 const secret = "whsec_test";
 const body = JSON.stringify({ toolCallId: "call_1", args: { city: "Oslo" } });

@@ -34,7 +34,13 @@ export function approvalCard(context: ToolCardContext): HTMLElement {
   const body = h(
     "div",
     { class: "tool-body approval" },
-    h("p", { class: "question" }, `${context.agentName} wants to run `, h("code", {}, part.toolName), part.status === "requires_action" && context.permission.ok ? ". Approve?" : "."),
+    h(
+      "p",
+      { class: "question" },
+      `${context.agentName} wants to run `,
+      h("code", {}, part.toolName),
+      part.status === "requires_action" && context.permission.ok ? ". Approve?" : ".",
+    ),
     argumentsBlock(part, message.draft === true),
     cardNotes(context, "approve or deny"),
   );
@@ -50,7 +56,13 @@ function decisionForm(context: ToolCardContext): HTMLElement {
   const reason = h("input", { type: "text", name: "reason", maxlength: 2000, placeholder: "Reason (optional; the agent sees it)", "aria-label": "Reason" });
   const argsText = h("textarea", { name: "args", rows: Math.min(12, pretty(original).split("\n").length + 1), class: "json", spellcheck: false, "aria-label": "Arguments (JSON)" });
   argsText.value = JSON.stringify(original, null, 2);
-  const edit = h("details", { class: "edit-args" }, h("summary", {}, "Edit arguments"), argsText, h("small", { class: "hint" }, "Approving sends these instead; the gateway checks them against the tool's schema."));
+  const edit = h(
+    "details",
+    { class: "edit-args" },
+    h("summary", {}, "Edit arguments"),
+    argsText,
+    h("small", { class: "hint" }, "Approving sends these instead; the gateway checks them against the tool's schema."),
+  );
   const problems = h("div", { class: "problems", role: "alert" });
   const approve = h("button", { type: "button", class: "primary", name: "approve" }, "Approve");
   const deny = h("button", { type: "button", class: "danger", name: "deny" }, "Deny");
@@ -103,7 +115,14 @@ function outcome(context: ToolCardContext): HTMLElement {
   return h(
     "div",
     { class: `decision ${decision.approved ? "approved" : "denied"}`, "data-outcome": decision.approved ? "approved" : "denied" },
-    h("p", { class: "decision-line" }, decision.approved ? "✔ Approved" : "✘ Denied", by ? ` ${by}` : "", decision.reason && !decision.automatic ? `: ${decision.reason}` : "", edited ? ", with edited arguments" : ""),
+    h(
+      "p",
+      { class: "decision-line" },
+      decision.approved ? "✔ Approved" : "✘ Denied",
+      by ? ` ${by}` : "",
+      decision.reason && !decision.automatic ? `: ${decision.reason}` : "",
+      edited ? ", with edited arguments" : "",
+    ),
     edited ? h("div", { class: "tool-args edited" }, h("div", { class: "caption" }, "approved arguments"), h("pre", {}, pretty(decision.args))) : null,
   );
 }

@@ -28,7 +28,12 @@ export type ToolComponent = (context: ToolCardContext) => HTMLElement;
 
 export function argumentsBlock(part: ToolCallPart, streaming: boolean, caption = "arguments"): HTMLElement | null {
   if (part.args === undefined) return null;
-  return h("div", { class: "tool-args" }, h("div", { class: "caption" }, streaming ? `${caption} (streaming)` : caption), h("pre", {}, pretty(part.args), streaming ? h("span", { class: "cursor" }, "▍") : null));
+  return h(
+    "div",
+    { class: "tool-args" },
+    h("div", { class: "caption" }, streaming ? `${caption} (streaming)` : caption),
+    h("pre", {}, pretty(part.args), streaming ? h("span", { class: "cursor" }, "▍") : null),
+  );
 }
 
 export function resultBlock(part: ToolCallPart): HTMLElement | null {

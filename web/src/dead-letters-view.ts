@@ -43,7 +43,12 @@ export function deadLettersView(client: Switchboard): HTMLElement {
       { class: "dead-letter", "data-dead-letter-id": letter.id, "data-status": letter.status },
       h("div", { class: "dead-letter-head" }, h("strong", {}, letter.type), h("span", { class: `state ${letter.status}` }, statusText[letter.status]), redeliver),
       h("div", { class: "meta" }, `${target} → ${letter.url}`),
-      h("div", { class: "meta" }, `${letter.attempts} attempt${letter.attempts === 1 ? "" : "s"}, gave up ${new Date(letter.deadAt).toLocaleString()}`, letter.redeliveries > 0 ? ` · redelivered ${letter.redeliveries}×` : ""),
+      h(
+        "div",
+        { class: "meta" },
+        `${letter.attempts} attempt${letter.attempts === 1 ? "" : "s"}, gave up ${new Date(letter.deadAt).toLocaleString()}`,
+        letter.redeliveries > 0 ? ` · redelivered ${letter.redeliveries}×` : "",
+      ),
       h("div", { class: "error-line" }, letter.lastError),
       outcome,
     );

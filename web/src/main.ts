@@ -3,7 +3,7 @@
  * token, see my spaces, watch one live (streamed text, tool cards, failed
  * runs), answer what waits for me, and post as myself. Built on the client SDK.
  */
-import { Switchboard, SwitchboardError, type LiveSpace, type Me, type SpaceMember, type SpaceTool } from "../../client/src/index";
+import { Switchboard, type SwitchboardError, type LiveSpace, type Me, type SpaceMember, type SpaceTool } from "../../client/src/index";
 import { deadLettersView } from "./dead-letters-view";
 import { h } from "./dom";
 import { clearOperatorKey, clearSession, readOperatorKey, readSession, saveOperatorKey, saveSession, tokenExpiry, type Session } from "./session";
@@ -170,7 +170,9 @@ function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
     current = spaceView(client, me, spaceId, main, connection);
   };
   for (const space of me.spaces) {
-    spaceList.append(h("li", { "data-space-id": space.id }, h("button", { class: "space-link", onclick: () => open(space.id) }, space.name, h("small", {}, ` ${space.memberCount} members`))));
+    spaceList.append(
+      h("li", { "data-space-id": space.id }, h("button", { class: "space-link", onclick: () => open(space.id) }, space.name, h("small", {}, ` ${space.memberCount} members`))),
+    );
   }
   open(me.spaces.some((space) => space.id === wantedSpace) ? (wantedSpace as string) : me.spaces[0].id);
 }
@@ -270,7 +272,8 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
   live.on("status", ({ status, delayMs, error }) => {
     connection.dataset.status = status;
     connection.textContent = status === "open" ? "● live" : status === "reconnecting" ? "○ reconnecting…" : status === "closed" ? "○ closed" : "○ connecting…";
-    if (status === "reconnecting" && error) banner.textContent = `Connection lost (${error.message}). Reconnecting in ${Math.round((delayMs ?? 0) / 100) / 10}s; nothing will be missed.`;
+    if (status === "reconnecting" && error)
+      banner.textContent = `Connection lost (${error.message}). Reconnecting in ${Math.round((delayMs ?? 0) / 100) / 10}s; nothing will be missed.`;
     else if (status === "open") banner.textContent = "";
   });
   live.on("error", (error: SwitchboardError) => {

@@ -44,7 +44,10 @@ function label(name: string, schema: JsonSchema, required: boolean, control: HTM
 }
 
 function humanize(name: string): string {
-  const words = name.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").trim();
+  const words = name
+    .replace(/[_-]+/g, " ")
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
@@ -54,7 +57,9 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
   const where = path || "answer";
 
   if (type === "object" && schema.properties) {
-    const children = Object.entries(schema.properties).map(([key, child]) => [key, field(key, path ? `${path}.${key}` : key, child, schema.required?.includes(key) ?? false)] as const);
+    const children = Object.entries(schema.properties).map(
+      ([key, child]) => [key, field(key, path ? `${path}.${key}` : key, child, schema.required?.includes(key) ?? false)] as const,
+    );
     const element = h(
       "fieldset",
       { class: "object" },
@@ -101,7 +106,17 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
       return { option, box, element: h("label", { class: "choice" }, box, ` ${String(option)}`) };
     });
     return {
-      element: label(name, schema, required, h("div", { class: "choices", id }, boxes.map((entry) => entry.element)), id),
+      element: label(
+        name,
+        schema,
+        required,
+        h(
+          "div",
+          { class: "choices", id },
+          boxes.map((entry) => entry.element),
+        ),
+        id,
+      ),
       read(problems) {
         const chosen = boxes.filter((entry) => entry.box.checked).map((entry) => entry.option);
         if (required && chosen.length === 0) problems.push(`${where}: choose at least one`);
@@ -113,7 +128,12 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
   if (type === "boolean") {
     const box = h("input", { type: "checkbox", id, name: where, checked: schema.default === true });
     return {
-      element: h("div", { class: "field checkbox" }, h("label", { for: id }, box, ` ${schema.title ?? humanize(name)}`), schema.description ? h("small", { class: "hint" }, schema.description) : null),
+      element: h(
+        "div",
+        { class: "field checkbox" },
+        h("label", { for: id }, box, ` ${schema.title ?? humanize(name)}`),
+        schema.description ? h("small", { class: "hint" }, schema.description) : null,
+      ),
       read: () => box.checked,
     };
   }
@@ -148,9 +168,7 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
   if (type === "string") {
     const long = (schema.maxLength ?? 0) > 200 || schema.format === "textarea" || (!schema.maxLength && /comment|note|message|text|reason|description|details/i.test(name));
     const inputType = schema.format === "email" ? "email" : schema.format === "date" ? "date" : schema.format === "uri" ? "url" : "text";
-    const control = long
-      ? h("textarea", { id, name: where, rows: 3, maxlength: schema.maxLength })
-      : h("input", { type: inputType, id, name: where, maxlength: schema.maxLength });
+    const control = long ? h("textarea", { id, name: where, rows: 3, maxlength: schema.maxLength }) : h("input", { type: inputType, id, name: where, maxlength: schema.maxLength });
     if (typeof schema.default === "string") control.value = schema.default;
     return {
       element: label(name, schema, required, control, id),
@@ -173,7 +191,10 @@ function field(name: string, path: string, schema: JsonSchema, required: boolean
     return {
       element: label(name, schema, required, area, id),
       read(problems) {
-        const lines = area.value.split("\n").map((line) => line.trim()).filter(Boolean);
+        const lines = area.value
+          .split("\n")
+          .map((line) => line.trim())
+          .filter(Boolean);
         if (required && lines.length === 0) problems.push(`${where}: required`);
         if (!numeric) return lines;
         const numbers = lines.map(Number);

@@ -138,7 +138,10 @@ registerToolComponent("ConfirmButtons", (context) => {
         problems.textContent = (error as Error).message;
       }
     };
-    body.append(h("div", { class: "actions" }, h("button", { class: "primary", onclick: choose(true) }, "Yes"), h("button", { class: "secondary", onclick: choose(false) }, "No")), problems);
+    body.append(
+      h("div", { class: "actions" }, h("button", { class: "primary", onclick: choose(true) }, "Yes"), h("button", { class: "secondary", onclick: choose(false) }, "No")),
+      problems,
+    );
   } else {
     const result = resultBlock(part);
     if (result) body.append(result);
@@ -160,7 +163,9 @@ registerToolComponent("BarChart", (context) => {
     h(
       "div",
       { class: "bars" },
-      values.map((value, index) => h("div", { class: "bar", style: `height:${Math.max(2, (value / top) * 100)}%`, title: `${labels[index] ?? ""}: ${value}` }, h("span", {}, String(value)))),
+      values.map((value, index) =>
+        h("div", { class: "bar", style: `height:${Math.max(2, (value / top) * 100)}%`, title: `${labels[index] ?? ""}: ${value}` }, h("span", {}, String(value))),
+      ),
     ),
   );
 });

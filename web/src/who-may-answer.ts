@@ -26,7 +26,10 @@ export function answerPermission(part: ToolCallPart, viewer: Viewer): AnswerPerm
     }
     case "initiator":
       if (policy.entityId === viewer.entityId) return { ok: true };
-      return { ok: false, who: policy.entityId ? `Only ${nameOf(policy.entityId)} (whose message started this run)` : "Only a server with the secret key (no person's message started this run)" };
+      return {
+        ok: false,
+        who: policy.entityId ? `Only ${nameOf(policy.entityId)} (whose message started this run)` : "Only a server with the secret key (no person's message started this run)",
+      };
   }
 }
 

@@ -81,7 +81,13 @@ export const spaceSet: CharSet = normalizeSet([
   [0xfeff, 0xfeff],
 ]);
 /** What `.` matches: everything but line terminators. */
-export const dotSet: CharSet = negateSet(normalizeSet([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]));
+export const dotSet: CharSet = negateSet(
+  normalizeSet([
+    [0x0a, 0x0a],
+    [0x0d, 0x0d],
+    [0x2028, 0x2029],
+  ]),
+);
 
 export function isWordCode(code: number): boolean {
   return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || (code >= 0x61 && code <= 0x7a);

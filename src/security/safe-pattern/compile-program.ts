@@ -38,7 +38,10 @@ function sizeOf(node: PatternNode): number {
     case "assert":
       return 1;
     case "sequence":
-      return Math.min(maxProgramSize + 1, node.items.reduce((total, item) => total + sizeOf(item), 0));
+      return Math.min(
+        maxProgramSize + 1,
+        node.items.reduce((total, item) => total + sizeOf(item), 0),
+      );
     case "alternation":
       return Math.min(maxProgramSize + 1, node.options.reduce((total, option) => total + sizeOf(option), 0) + 2 * (node.options.length - 1));
     case "repeat": {

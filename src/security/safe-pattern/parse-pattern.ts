@@ -126,7 +126,8 @@ class Parser {
 
   noQuantifier(node: PatternNode): PatternNode {
     const next = this.peek();
-    if (next === "*" || next === "+" || next === "?" || (next === "{" && this.readBraces(false) !== undefined)) this.fail("Nothing to repeat: an anchor or boundary cannot take a quantifier");
+    if (next === "*" || next === "+" || next === "?" || (next === "{" && this.readBraces(false) !== undefined))
+      this.fail("Nothing to repeat: an anchor or boundary cannot take a quantifier");
     return node;
   }
 
@@ -189,7 +190,8 @@ class Parser {
     // Lazy and greedy match the same lines: the engine answers whether there is a match, not which.
     if (this.peek() === "?") this.index += 1;
     const next = this.peek();
-    if (next === "*" || next === "+" || next === "?" || (next === "{" && this.readBraces(false) !== undefined)) this.fail("Nothing to repeat: a quantifier cannot follow a quantifier");
+    if (next === "*" || next === "+" || next === "?" || (next === "{" && this.readBraces(false) !== undefined))
+      this.fail("Nothing to repeat: a quantifier cannot follow a quantifier");
     return { type: "repeat", body: atom, min: bounds[0], max: bounds[1] };
   }
 
@@ -251,7 +253,8 @@ class Parser {
     if (letter === "p" || letter === "P") this.refuse("Unicode property escapes (\\p{…}) are not supported");
     if (/^[A-Za-z0-9]$/.test(letter)) this.fail(`Unknown escape "\\${letter}"`);
     // As with the `u` flag: only syntax characters and "/" (and "-" in a class) may be escaped.
-    if (this.unicode && !syntaxCharacters.has(letter) && !(inClass && letter === "-")) this.fail(`Unknown escape "\\${letter}" (with the u flag only syntax characters are escaped)`);
+    if (this.unicode && !syntaxCharacters.has(letter) && !(inClass && letter === "-"))
+      this.fail(`Unknown escape "\\${letter}" (with the u flag only syntax characters are escaped)`);
     return letter.codePointAt(0) as number;
   }
 
@@ -315,8 +318,8 @@ class Parser {
     const letter = this.peek(1);
     if (letter !== undefined && letter in classEscapes) {
       this.index += 2;
-      const escape = classEscapes[letter];
-      return escape.negated ? negateSet(escape.set) : escape.set;
+      const classEscape = classEscapes[letter];
+      return classEscape.negated ? negateSet(classEscape.set) : classEscape.set;
     }
     if (letter === "-") {
       this.index += 2;

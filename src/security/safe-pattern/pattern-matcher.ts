@@ -210,8 +210,7 @@ export class PatternMatcher {
           break;
         case Op.Assert: {
           const kind = assertKinds[program.first[pc]];
-          const holds =
-            kind === "start" ? state.atStart : kind === "end" ? nextCode < 0 : (state.previousIsWord !== nextIsWord) === (kind === "word-boundary");
+          const holds = kind === "start" ? state.atStart : kind === "end" ? nextCode < 0 : (state.previousIsWord !== nextIsWord) === (kind === "word-boundary");
           if (holds) stack[depth++] = program.second[pc];
           break;
         }

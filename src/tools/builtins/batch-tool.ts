@@ -10,8 +10,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
-import type { ToolContext } from "../tool-context";
-import { cycleEndingTools } from "../builtin-tool-names";
+import type { CycleAccess, JournalAccess, RunIdentity, SettingsAccess, StreamAccess } from "../engine/tool-context";
+import { cycleEndingTools } from "../config/builtin-tool-names";
 import { failed, outcomeError, outcomeResult, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 
 export const maxBatchCalls = 20;
@@ -27,7 +27,7 @@ const schema = zodSchema(
 
 type BatchResult = { tool: string; ok: true; result: unknown } | { tool: string; ok: false; error: string };
 
-export function createBatchTool(context: ToolContext) {
+export function createBatchTool(context: RunIdentity & SettingsAccess & JournalAccess & StreamAccess & CycleAccess) {
   const notInBatch = (name: string): string | undefined => {
     if (name === "batch") return "batch cannot contain batch";
     if (cycleEndingTools.has(name)) return `${name} ends the cycle: call it yourself, not inside batch`;

@@ -7,9 +7,9 @@
  * (tools that order themselves, or that only read or compute, run alongside).
  */
 import type { Tool, ToolSet } from "ai";
-import type { ToolContext } from "../tool-context";
-import { selectedBuiltinNames } from "../builtin-tool-names";
-import { SerialQueue } from "../serial-queue";
+import type { ToolContext } from "../engine/tool-context";
+import { selectedBuiltinNames } from "../config/builtin-tool-names";
+import type { SerialQueue } from "../engine/serial-queue";
 import { createBatchTool } from "./batch-tool";
 import { createDataTools } from "./data-tools";
 import { createFileTools } from "./file-tools";
@@ -52,11 +52,14 @@ const unorderedTools: ReadonlySet<string> = new Set([
 ]);
 
 export function createBuiltinTools(context: ToolContext, queue: SerialQueue): ToolSet {
-  const names: ReadonlySet<string> = context.reflection ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name))) : selectedBuiltinNames(context.config);
+  const names: ReadonlySet<string> = context.reflection
+    ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name)))
+    : selectedBuiltinNames(context.config);
   const has = (...group: string[]) => group.some((name) => names.has(name));
   const all: Record<string, Tool> = {
     ...(has("enter_space", "leave_space", "send_message", "read_messages", "skip") && createSpaceTools(context, queue)),
-    ...(has("set_goals", "get_goals", "delete_goals", "set_memories", "get_memories", "delete_memories", "set_plans", "get_plans", "delete_plans") && createKnowledgeTools(context)),
+    ...(has("set_goals", "get_goals", "delete_goals", "set_memories", "get_memories", "delete_memories", "set_plans", "get_plans", "delete_plans") &&
+      createKnowledgeTools(context)),
     ...(has("current_time", "date_add", "date_diff", "sleep") && createTimeTools(context)),
     ...(has("http_request", "fetch_page") && createHttpTools(context)),
     ...(has("json_query", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),

@@ -8,7 +8,7 @@ import { tool, zodSchema } from "ai";
 import { anyBase64ToBytes, bytesToBase64, bytesToBase64Url } from "../../base64";
 import { parseJsonSafely } from "../../json";
 import { importHmacKey } from "../../security/hmac-key";
-import type { ToolContext } from "../tool-context";
+import type { SettingsAccess } from "../engine/tool-context";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { maxCsvCells, objectColumns, parseCsv, toCsv } from "./csv";
 import { runJsonQuery } from "./json-query";
@@ -35,10 +35,16 @@ const schemas = {
       hmacKey: z.string().max(4_096).optional().describe("Give a key to compute an HMAC instead (not with MD5)"),
     }),
   ),
-  uuid: zodSchema(z.object({ count: z.number().int().min(1).max(100).optional(), version: z.union([z.literal(4), z.literal(7)]).optional().describe("4 random (default) or 7 time-ordered") })),
-  csvToJson: zodSchema(
-    z.object({ csv: z.string().max(maxText), delimiter: Delimiter, header: z.boolean().optional().describe("The first row names the columns (default true)") }),
+  uuid: zodSchema(
+    z.object({
+      count: z.number().int().min(1).max(100).optional(),
+      version: z
+        .union([z.literal(4), z.literal(7)])
+        .optional()
+        .describe("4 random (default) or 7 time-ordered"),
+    }),
   ),
+  csvToJson: zodSchema(z.object({ csv: z.string().max(maxText), delimiter: Delimiter, header: z.boolean().optional().describe("The first row names the columns (default true)") })),
   jsonToCsv: zodSchema(
     z.object({
       rows: z.array(z.unknown()).max(100_000).describe("Objects (one per row) or arrays of values"),
@@ -51,8 +57,7 @@ const schemas = {
 
 const encoder = new TextEncoder();
 
-const tooManyCells = (rows: number, columns: number) =>
-  `${rows} rows × ${columns} columns is more than ${maxCsvCells} cells; convert fewer rows or columns at a time`;
+const tooManyCells = (rows: number, columns: number) => `${rows} rows × ${columns} columns is more than ${maxCsvCells} cells; convert fewer rows or columns at a time`;
 
 const hex = (bytes: Uint8Array) => [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 
@@ -66,11 +71,12 @@ function uuidV7(): string {
   return `${text.slice(0, 8)}-${text.slice(8, 12)}-${text.slice(12, 16)}-${text.slice(16, 20)}-${text.slice(20)}`;
 }
 
-export function createDataTools(context: ToolContext) {
+export function createDataTools(context: SettingsAccess) {
   const maxResultBytes = context.config.limits.toolResponseMaxBytes;
   return {
     json_query: tool({
-      description: "Query or reshape JSON with a JMESPath expression (community edition: filters, projections, functions such as sort_by, group_by, join, let). Give the value as data, or as JSON text in json.",
+      description:
+        "Query or reshape JSON with a JMESPath expression (community edition: filters, projections, functions such as sort_by, group_by, join, let). Give the value as data, or as JSON text in json.",
       inputSchema: schemas.jsonQuery,
       execute: async ({ expression, data, json }) => {
         let value = data;

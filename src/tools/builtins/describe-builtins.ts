@@ -5,8 +5,8 @@
  * the tools it kept. The notes section carries the index of the agent's
  * notes (one line each), read from R2 once per cycle.
  */
-import type { ToolContext } from "../tool-context";
-import { type BuiltinGroup, builtinGroups, selectedBuiltinGroups, selectedBuiltinNames } from "../builtin-tool-names";
+import type { PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
+import { type BuiltinGroup, builtinGroups, selectedBuiltinGroups, selectedBuiltinNames } from "../config/builtin-tool-names";
 import { reflectionToolNames } from "./create-builtin-tools";
 import { notesIndex } from "./notes-tools";
 import { maxSleepSeconds } from "./time-tools";
@@ -15,8 +15,10 @@ export type BuiltinDescription = { groups: Set<BuiltinGroup>; names: Set<string>
 
 const section = (title: string, lines: string[]) => `## ${title}\n${lines.join("\n")}`;
 
-export async function describeBuiltins(context: ToolContext): Promise<BuiltinDescription> {
-  const names: Set<string> = context.reflection ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name))) : selectedBuiltinNames(context.config);
+export async function describeBuiltins(context: RunIdentity & PlatformAccess & SettingsAccess): Promise<BuiltinDescription> {
+  const names: Set<string> = context.reflection
+    ? new Set([...reflectionToolNames].filter((name) => !context.config.deniedTools?.includes(name)))
+    : selectedBuiltinNames(context.config);
   const groups = context.reflection ? new Set<BuiltinGroup>(["notes"]) : selectedBuiltinGroups(context.config);
   const kept = (group: BuiltinGroup) => builtinGroups[group].filter((name) => names.has(name));
   const list = (group: BuiltinGroup) => kept(group).join(", ");

@@ -2,7 +2,7 @@
  * The `files` group (seed 002's file tools, on R2): files live under the
  * shared `files/` area, and an agent may use only the folders its config
  * lists (`files.prefixes`), read-only if it says so, up to `maxFileBytes`.
- * Every path goes through one rule (`storage-path.ts`): nothing escapes its
+ * Every path goes through one rule (`security/storage-path.ts`): nothing escapes its
  * folder. Writes are idempotent per call (`text-object-store.ts`); `edit_file`
  * applies exact-once patches, all or none. `share_file` makes a signed,
  * expiring link the members of a space can download the file with.
@@ -10,13 +10,13 @@
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import { signFileLink } from "../../security/file-links";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, PlatformAccess, SettingsAccess, SpaceAccess } from "../engine/tool-context";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { replaceExactlyOnce } from "../files/exact-once";
 import { maxMediaTypeLength, mediaTypeProblem } from "../files/media-type";
-import { checkFilePath, checkFolderPath, isInside } from "../files/storage-path";
+import { checkFilePath, checkFolderPath, isInside } from "../../security/storage-path";
 import { callsOf, changeText, readText, withKeyLock } from "../files/text-object-store";
-import { defaultMaxFileBytes } from "./builtin-config";
+import { defaultMaxFileBytes } from "../config/builtin-config";
 import { compileSafePattern, PatternBudget, searchBudgetUnits } from "../../security/safe-pattern/safe-pattern";
 
 export const filesRoot = "files/";
@@ -73,7 +73,13 @@ const schemas = {
   share: zodSchema(
     z.object({
       path: FilePath,
-      expiresInSeconds: z.number().int().min(60).max(7 * 24 * 3600).optional().describe("Default 3600"),
+      expiresInSeconds: z
+        .number()
+        .int()
+        .min(60)
+        .max(7 * 24 * 3600)
+        .optional()
+        .describe("Default 3600"),
       spaceId: z.string().max(200).optional().describe("Whose members may download it (default: your active space)"),
     }),
   ),
@@ -81,7 +87,7 @@ const schemas = {
 
 type Target = { ok: true; path: string; key: string } | { ok: false; error: string };
 
-export function createFileTools(context: ToolContext) {
+export function createFileTools(context: PlatformAccess & SettingsAccess & SpaceAccess & JournalAccess) {
   const bucket = context.env.FILES;
   const settings = context.config.files;
   const prefixes = (settings?.prefixes ?? []).map((prefix) => {
@@ -102,7 +108,13 @@ export function createFileTools(context: ToolContext) {
   const callId = (toolCallId: string) => context.callIds.idFor(toolCallId);
   const notFound = (path: string) => failed(`No file "${path}"`);
   const unreadable = (path: string, reason: string, size?: number) =>
-    failed(reason === "not_found" ? `No file "${path}"` : reason === "too_large" ? `"${path}" is ${size} bytes, over the ${maxBytes}-byte limit` : `"${path}" is not UTF-8 text (use share_file to give people a link to it)`);
+    failed(
+      reason === "not_found"
+        ? `No file "${path}"`
+        : reason === "too_large"
+          ? `"${path}" is ${size} bytes, over the ${maxBytes}-byte limit`
+          : `"${path}" is not UTF-8 text (use share_file to give people a link to it)`,
+    );
 
   const searchFolders = (raw: string | undefined): { ok: true; folders: string[] } | { ok: false; error: string } => {
     if (raw === undefined || raw === "") return { ok: true, folders: prefixes };
@@ -261,7 +273,10 @@ export function createFileTools(context: ToolContext) {
           matches,
           filesSearched: searched,
           ...((truncated || stoppedAt) && { truncated: true }),
-          ...(stoppedAt && { stoppedAt, note: "The search stopped early: this pattern over this much text costs more than one call may spend. Search the rest with a narrower path or a simpler pattern." }),
+          ...(stoppedAt && {
+            stoppedAt,
+            note: "The search stopped early: this pattern over this much text costs more than one call may spend. Search the rest with a narrower path or a simpler pattern.",
+          }),
         });
       },
     }),
@@ -324,7 +339,14 @@ export function createFileTools(context: ToolContext) {
         if (!target.ok) return failed(target.error);
         const head = await bucket.head(target.key);
         if (!head) return succeeded({ path: target.path, exists: false });
-        return succeeded({ path: target.path, exists: true, size: head.size, updated: head.uploaded.toISOString(), contentType: head.httpMetadata?.contentType ?? null, etag: head.etag });
+        return succeeded({
+          path: target.path,
+          exists: true,
+          size: head.size,
+          updated: head.uploaded.toISOString(),
+          contentType: head.httpMetadata?.contentType ?? null,
+          etag: head.etag,
+        });
       },
     }),
 

@@ -11,8 +11,8 @@ import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import { bytesToBase64 } from "../../base64";
 import { parseJsonSafely } from "../../json";
-import type { ToolContext } from "../tool-context";
-import { hopHeader } from "../engine/hop";
+import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
+import { hopHeader } from "../../protocol/hop";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { htmlToMarkdown } from "../http/html-to-markdown";
 import { unwrapLinks } from "../http/markdown-links";
@@ -31,7 +31,13 @@ const schemas = {
       method: z.enum(methods).optional().describe("Default GET"),
       headers: z.record(z.string().max(256), z.string().max(8_192)).optional(),
       body: z.unknown().optional().describe("A string is sent as it is; any other JSON value is sent as JSON"),
-      timeoutMs: z.number().int().min(100).max(15 * 60 * 1000).optional().describe("At most the agent's tool timeout"),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(100)
+        .max(15 * 60 * 1000)
+        .optional()
+        .describe("At most the agent's tool timeout"),
     }),
   ),
   fetchPage: zodSchema(
@@ -50,7 +56,7 @@ function stripMarkdown(text: string): string {
     .replace(/\*\*|`{3}\n?|`/g, "");
 }
 
-export function createHttpTools(context: ToolContext) {
+export function createHttpTools(context: RunIdentity & PlatformAccess & SettingsAccess & JournalAccess) {
   const limits = context.config.limits;
   const baseHeaders = (toolCallId: string, method: string): Record<string, string> => ({
     "user-agent": userAgent,

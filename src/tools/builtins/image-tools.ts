@@ -7,7 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import { defaultImageModelConfig, ImageSize } from "../../models/image-model-config";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess, SpaceAccess } from "../engine/tool-context";
 import { messageIdForCall } from "../engine/call-ids";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { generateImageFile, imagePartFor } from "../images/generate-image-file";
@@ -20,7 +20,7 @@ const schema = zodSchema(
   }),
 );
 
-export function createImageTools(context: ToolContext) {
+export function createImageTools(context: RunIdentity & PlatformAccess & SettingsAccess & SpaceAccess & JournalAccess) {
   return {
     generate_image: tool({
       description: "Generate an image from a text prompt and show it in your active space (or spaceId). Returns a signed link to it.",

@@ -66,7 +66,11 @@ interpreter.visit = function (node, value) {
     // The comparison stops at once on the same value, or on arrays of different lengths.
     const quick = left === right || (Array.isArray(left) && Array.isArray(right) && left.length !== right.length);
     if (!quick) step(nodesUpTo(left, nodesUpTo(right, maxQuerySteps - steps + 1)));
-    return originalVisit.call(this, { type: "Comparator", name: node.name, left: { type: "Literal", value: left } as QueryNode, right: { type: "Literal", value: right } as QueryNode }, value);
+    return originalVisit.call(
+      this,
+      { type: "Comparator", name: node.name, left: { type: "Literal", value: left } as QueryNode, right: { type: "Literal", value: right } as QueryNode },
+      value,
+    );
   }
   const result = originalVisit.call(this, node, value);
   if (builders.has(node.type) && Array.isArray(result)) step(result.length);
@@ -128,7 +132,7 @@ export type QueryResult = { ok: true; value: unknown } | { ok: false; error: str
 
 /** Evaluates `expression` on `data`; a result larger than `maxResultBytes` is refused before it is serialised. */
 export function runJsonQuery(data: unknown, expression: string, maxResultBytes: number): QueryResult {
-  let compiled;
+  let compiled: ReturnType<typeof compile>;
   try {
     compiled = compile(expression);
   } catch (error) {

@@ -8,10 +8,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, PlatformAccess, RunIdentity } from "../engine/tool-context";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { replaceExactlyOnce } from "../files/exact-once";
-import { checkFilePath } from "../files/storage-path";
+import { checkFilePath } from "../../security/storage-path";
 import { changeText, readText } from "../files/text-object-store";
 
 export const maxNoteBytes = 256_000;
@@ -32,7 +32,9 @@ const schemas = {
       toLine: z.number().int().min(1).optional().describe("Last line to return (inclusive)"),
     }),
   ),
-  write: zodSchema(z.object({ path: NotePath, content: z.string().max(maxNoteBytes), summary: z.string().max(maxSummaryLength).optional().describe("Sets the note's > Summary: line") })),
+  write: zodSchema(
+    z.object({ path: NotePath, content: z.string().max(maxNoteBytes), summary: z.string().max(maxSummaryLength).optional().describe("Sets the note's > Summary: line") }),
+  ),
   append: zodSchema(z.object({ path: NotePath, entry: z.string().min(1).max(maxNoteBytes), summary: z.string().max(maxSummaryLength).optional() })),
   patch: zodSchema(
     z.object({
@@ -49,7 +51,13 @@ const summaryLine = /^> ?Summary:[ \t]*(.*)$/im;
 /** The note's one-line summary: its `> Summary:` line, else its first line of text. */
 export function summaryOf(text: string): string {
   const explicit = summaryLine.exec(text)?.[1]?.trim();
-  const line = explicit || text.split("\n").map((entry) => entry.replace(/^#+\s*/, "").trim()).find((entry) => entry !== "") || "";
+  const line =
+    explicit ||
+    text
+      .split("\n")
+      .map((entry) => entry.replace(/^#+\s*/, "").trim())
+      .find((entry) => entry !== "") ||
+    "";
   return line.length > maxSummaryLength ? `${line.slice(0, maxSummaryLength - 1)}…` : line;
 }
 
@@ -91,7 +99,7 @@ export async function notesIndex(bucket: R2Bucket, agentId: string): Promise<str
   return notes.map((note) => `- ${note.path}${note.summary ? `: ${note.summary}` : ""} (${note.size} bytes, updated ${note.updated.slice(0, 16)}Z)`);
 }
 
-export function createNotesTools(context: ToolContext) {
+export function createNotesTools(context: RunIdentity & PlatformAccess & JournalAccess) {
   const bucket = context.env.FILES;
   const prefix = notesPrefix(context.agent.agentId);
   const keyOf = (path: string) => {
@@ -129,7 +137,14 @@ export function createNotesTools(context: ToolContext) {
         const to = Math.min(toLine ?? lines.length, lines.length);
         if (from > Math.max(lines.length, 1)) return failed(`The note has ${lines.length} lines; fromLine ${from} is past its end`);
         if (to < from) return failed("toLine is before fromLine");
-        return succeeded({ path: target.path, content: lines.slice(from - 1, to).join("\n"), fromLine: from, toLine: to, totalLines: lines.length, summary: read.value.metadata.summary ?? summaryOf(read.value.text) });
+        return succeeded({
+          path: target.path,
+          content: lines.slice(from - 1, to).join("\n"),
+          fromLine: from,
+          toLine: to,
+          totalLines: lines.length,
+          summary: read.value.metadata.summary ?? summaryOf(read.value.text),
+        });
       },
     }),
 

@@ -9,7 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import type { ToolCallPart } from "../../protocol/message";
-import type { FinalReport, ToolContext } from "../tool-context";
+import type { CycleAccess, FinalReport, JournalAccess, RunIdentity, SpaceAccess, StreamAccess } from "../engine/tool-context";
 import { messageIdForCall } from "../engine/call-ids";
 import { failed, succeeded } from "../engine/tool-outcome";
 
@@ -47,7 +47,7 @@ function reportText(report: FinalReport): string {
   return report.status === "success" ? body : `**${report.status === "failure" ? "Could not finish" : "Partly done"}**\n\n${body}`;
 }
 
-export function createReportTools(context: ToolContext) {
+export function createReportTools(context: RunIdentity & SpaceAccess & JournalAccess & StreamAccess & CycleAccess) {
   return {
     final_report: tool({
       description:
@@ -63,7 +63,9 @@ export function createReportTools(context: ToolContext) {
         const spaceId = context.getActiveSpaceId();
         if (!spaceId || !(await context.isMemberOf(spaceId))) return succeeded({ recorded: true, posted: false });
         const message = await context.spaceEvents.track(
-          context.spaceEvents.ordered(spaceId).postMessage({ id: messageIdForCall(toolCallId), entityId: context.agent.entityId, role: "assistant", text: reportText(report).slice(0, 32_000) }),
+          context.spaceEvents
+            .ordered(spaceId)
+            .postMessage({ id: messageIdForCall(toolCallId), entityId: context.agent.entityId, role: "assistant", text: reportText(report).slice(0, 32_000) }),
         );
         return succeeded({ recorded: true, posted: true, spaceId, messageId: message.id });
       },

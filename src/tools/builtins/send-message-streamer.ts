@@ -5,11 +5,11 @@
  * have (derived from the call's gateway id).
  */
 import { parsePartialJson } from "ai";
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
+import type { JournalAccess, RunIdentity, SpaceAccess } from "../engine/tool-context";
+import type { ToolStreamObserver } from "../engine/tool-stream-observer";
 import { messageIdForCall } from "../engine/call-ids";
 
-export function createSendMessageStreamer(context: ToolContext): ToolStreamObserver {
+export function createSendMessageStreamer(context: RunIdentity & SpaceAccess & JournalAccess): ToolStreamObserver {
   const sent = new Map<string, number>();
   const spaces = new Map<string, string>();
   // An `enter_space` earlier in the same step has not finished when the next

@@ -7,11 +7,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, RunIdentity, SpaceAccess } from "../engine/tool-context";
 import { maxMentions, maxMessageChars, type Message } from "../../protocol/message";
 import { messageIdForCall } from "../engine/call-ids";
 import { failed, succeeded } from "../engine/tool-outcome";
-import type { SerialQueue } from "../serial-queue";
+import type { SerialQueue } from "../engine/serial-queue";
 
 const historySize = 20;
 
@@ -43,7 +43,9 @@ function compact(message: Message) {
     role: message.role,
     ...(message.text !== undefined && { text: message.text }),
     ...(message.parts?.some((part) => part.type === "tool_call") && {
-      tools: message.parts.flatMap((part) => (part.type === "tool_call" ? [{ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) }] : [])),
+      tools: message.parts.flatMap((part) =>
+        part.type === "tool_call" ? [{ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) }] : [],
+      ),
     }),
     ...(message.parts?.some((part) => part.type === "image") && {
       images: message.parts.flatMap((part) => (part.type === "image" ? [{ mediaType: part.mediaType, ...(part.alt !== undefined && { alt: part.alt }) }] : [])),
@@ -55,7 +57,7 @@ function compact(message: Message) {
 /** Built-ins that take their place in the call order themselves (the rest of their work runs alongside). */
 export const selfOrderedTools: ReadonlySet<string> = new Set(["enter_space", "read_messages"]);
 
-export function createSpaceTools(context: ToolContext, order: SerialQueue) {
+export function createSpaceTools(context: RunIdentity & SpaceAccess & JournalAccess, order: SerialQueue) {
   return {
     enter_space: tool({
       description: "Enter a space you are a member of: it becomes your active space (where send_message and visible tools go). Returns its recent history.",
@@ -100,13 +102,15 @@ export function createSpaceTools(context: ToolContext, order: SerialQueue) {
         const messageId = messageIdForCall(context.callIds.idFor(toolCallId));
         const stub = context.spaceEvents.ordered(spaceId);
         // The space checks the mentions by the rule the message route follows: a refusal posts nothing.
-        const posted = await context.spaceEvents.track(stub.postAgentMessage({
-          id: messageId,
-          entityId: context.agent.entityId,
-          role: "assistant",
-          text,
-          mentions: [...new Set(mentions ?? [])],
-        }));
+        const posted = await context.spaceEvents.track(
+          stub.postAgentMessage({
+            id: messageId,
+            entityId: context.agent.entityId,
+            role: "assistant",
+            text,
+            mentions: [...new Set(mentions ?? [])],
+          }),
+        );
         if (!posted.ok) return failed(`Your message was not sent: ${posted.message}. Mention only members of this space (entity ids).`);
         const message = posted.message;
         if (message.mentions?.length) await context.wakeMentioned(message);

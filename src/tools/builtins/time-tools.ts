@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, RunIdentity, RuntimeAccess, StreamAccess } from "../engine/tool-context";
 import { failed, succeeded } from "../engine/tool-outcome";
 import { checkTimeZone, describeInstant, instantOf, parseInstant, wallTimeOf } from "./zoned-time";
 
@@ -49,7 +49,12 @@ function zoneOf(timezone: string | undefined): { ok: true; zone: string } | { ok
 }
 
 function humanDuration(milliseconds: number): string {
-  const units: [string, number][] = [["day", 86_400_000], ["hour", 3_600_000], ["minute", 60_000], ["second", 1_000]];
+  const units: [string, number][] = [
+    ["day", 86_400_000],
+    ["hour", 3_600_000],
+    ["minute", 60_000],
+    ["second", 1_000],
+  ];
   let rest = Math.abs(milliseconds);
   const words: string[] = [];
   for (const [name, size] of units) {
@@ -60,7 +65,7 @@ function humanDuration(milliseconds: number): string {
   return `${milliseconds < 0 ? "-" : ""}${words.join(" ") || "0 seconds"}`;
 }
 
-export function createTimeTools(context: ToolContext) {
+export function createTimeTools(context: RunIdentity & JournalAccess & StreamAccess & RuntimeAccess) {
   return {
     current_time: tool({
       description: "The current date and time, in a time zone (default UTC).",
@@ -127,7 +132,7 @@ export function createTimeTools(context: ToolContext) {
         // Measured from when the call first started, so a call done again after a restart keeps its time.
         const since = context.journal.previous(toolCallId)?.startedAt ?? Date.now();
         const dueAt = since + seconds * 1_000;
-        context.toolRuntime.wakeLater({
+        context.toolRuntime.deadlines.wakeLater({
           eventId: `evt_sleep_${toolCallId}`,
           dueAt,
           toolCallId,

@@ -12,7 +12,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { pendingToolCalls } from "../../db/schema";
 import { chunked } from "../../db/chunked";
 import { failed, outcomeError, succeeded, type ToolOutcome } from "../engine/tool-outcome";
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, PlatformAccess, RunIdentity, RuntimeAccess } from "../engine/tool-context";
 
 export const maxWaitForResultsMs = 10 * 60 * 1000;
 
@@ -28,7 +28,7 @@ const schema = zodSchema(WaitForResultsInput);
 
 type Entry = { callId: string; status: "resolved" | "expired" | "pending"; result?: unknown; error?: string };
 
-export function createWaitTools(context: ToolContext) {
+export function createWaitTools(context: RunIdentity & PlatformAccess & JournalAccess & RuntimeAccess) {
   return {
     wait_for_results: tool({
       description: "Wait (up to timeoutMs) for results of pending tool calls you started earlier, returning when any or all have arrived.",
@@ -38,14 +38,23 @@ export function createWaitTools(context: ToolContext) {
   };
 }
 
-async function waitForResults(context: ToolContext, callIds: string[], mode: "any" | "all", timeoutMs: number, abortSignal?: AbortSignal): Promise<ToolOutcome> {
+async function waitForResults(
+  context: RunIdentity & PlatformAccess & JournalAccess & RuntimeAccess,
+  callIds: string[],
+  mode: "any" | "all",
+  timeoutMs: number,
+  abortSignal?: AbortSignal,
+): Promise<ToolOutcome> {
   const { database, toolRuntime: runtime } = context;
   const byGatewayId = (await Promise.all(chunked(callIds).map((chunk) => database.select().from(pendingToolCalls).where(inArray(pendingToolCalls.toolCallId, chunk))))).flat();
   // A model may name a call of this run by its own id instead.
   const byModelId = (
     await Promise.all(
       chunked(callIds, { otherParameters: 1 }).map((chunk) =>
-        database.select().from(pendingToolCalls).where(and(eq(pendingToolCalls.runId, context.runId), inArray(pendingToolCalls.modelToolCallId, chunk))),
+        database
+          .select()
+          .from(pendingToolCalls)
+          .where(and(eq(pendingToolCalls.runId, context.runId), inArray(pendingToolCalls.modelToolCallId, chunk))),
       ),
     )
   ).flat();
@@ -64,7 +73,7 @@ async function waitForResults(context: ToolContext, callIds: string[], mode: "an
   for (const [callId, row] of mine) {
     if (row.status === "resolved" || row.status === "expired") {
       // Already settled: its tool_result event, if still queued, is taken here instead of later.
-      runtime.takeQueuedResult(callId);
+      runtime.inbox.takeQueuedResult(callId);
       entries.set(callId, row.status === "expired" ? { callId, status: "expired", error: `Tool "${row.toolName}" expired` } : { callId, status: "resolved", result: row.result });
     } else {
       context.journal.openWait(callId);

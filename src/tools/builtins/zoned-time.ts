@@ -39,7 +39,11 @@ export function checkTimeZone(timeZone: string): string | undefined {
 }
 
 export function wallTimeOf(instant: number, timeZone: string): WallTime & { weekday: string } {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(new Date(instant)).map((part) => [part.type, part.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(new Date(instant))
+      .map((part) => [part.type, part.value]),
+  );
   return {
     year: Number(parts.year),
     month: Number(parts.month),
@@ -97,7 +101,15 @@ export function parseInstant(text: string, timeZone: string): number | undefined
   const match = wallPattern.exec(trimmed);
   if (!match) return undefined;
   const [, year, month, day, hour = "0", minute = "0", second = "0", millisecond = "0"] = match;
-  const wall = { year: Number(year), month: Number(month), day: Number(day), hour: Number(hour), minute: Number(minute), second: Number(second), millisecond: Number(millisecond.padEnd(3, "0")) };
+  const wall = {
+    year: Number(year),
+    month: Number(month),
+    day: Number(day),
+    hour: Number(hour),
+    minute: Number(minute),
+    second: Number(second),
+    millisecond: Number(millisecond.padEnd(3, "0")),
+  };
   if (wall.month < 1 || wall.month > 12 || wall.day < 1 || wall.day > 31 || wall.hour > 23 || wall.minute > 59 || wall.second > 59) return undefined;
   return instantOf(wall, timeZone);
 }

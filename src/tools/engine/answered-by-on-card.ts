@@ -5,7 +5,7 @@
  * member of the space — the default — needs no description.
  */
 import type { CardAnsweredBy } from "../../protocol/message";
-import { AnsweredBy } from "../wait-policy-config";
+import { AnsweredBy } from "../config/wait-policy-config";
 
 export function answeredByOnCard(policy: unknown, initiatorEntityId: string | null | undefined): { answeredBy?: CardAnsweredBy } {
   const parsed = AnsweredBy.safeParse(policy ?? "members");

@@ -6,8 +6,8 @@
  * deadline. Done again after a restart, the wait continues from when it
  * first started, so the deadline and the reminders stay where they were.
  */
-import type { ToolContext } from "../tool-context";
-import type { WaitPolicy } from "../wait-policy-config";
+import type { RuntimeAccess, SpaceAccess, StreamAccess } from "./tool-context";
+import type { WaitPolicy } from "../config/wait-policy-config";
 import type { ToolCard } from "./tool-events";
 import { failed, type ToolOutcome } from "./tool-outcome";
 
@@ -23,18 +23,18 @@ export type Wait = {
   abortSignal?: AbortSignal;
 };
 
-export async function awaitOutcome(context: ToolContext, initial: Wait): Promise<ToolOutcome> {
+export async function awaitOutcome(context: SpaceAccess & StreamAccess & RuntimeAccess, initial: Wait): Promise<ToolOutcome> {
   let wait = initial;
   const runtime = context.toolRuntime;
   let deadline = wait.startedAt + wait.policy.timeoutMs;
   for (;;) {
     const already = await runtime.calls.await(wait.pendingId, 0);
     if (already) return already;
-    runtime.setDeadline({ id: `timeout:${wait.pendingId}`, kind: "tool_timeout", dueAt: deadline + backstopGraceMs, payload: { toolCallId: wait.pendingId } });
+    runtime.deadlines.set({ id: `timeout:${wait.pendingId}`, kind: "tool_timeout", dueAt: deadline + backstopGraceMs, payload: { toolCallId: wait.pendingId } });
     const reminders = scheduleReminders(context, wait, deadline);
     const outcome = await runtime.calls.await(wait.pendingId, deadline, wait.abortSignal);
     for (const timer of reminders) clearTimeout(timer);
-    runtime.deleteDeadline(`timeout:${wait.pendingId}`);
+    runtime.deadlines.delete(`timeout:${wait.pendingId}`);
     if (outcome) return outcome;
     // The cycle itself ended (its deadline, a delete): the call stays for whoever comes next.
     if (wait.abortSignal?.aborted) return failed(`The wait for "${wait.toolName}" ended with its cycle`);
@@ -47,7 +47,7 @@ export async function awaitOutcome(context: ToolContext, initial: Wait): Promise
 }
 
 /** Live timers for the reminders still ahead (a wait continued after a restart sets the ones left). */
-function scheduleReminders(context: ToolContext, wait: Wait, deadline: number): ReturnType<typeof setTimeout>[] {
+function scheduleReminders(context: SpaceAccess & StreamAccess, wait: Wait, deadline: number): ReturnType<typeof setTimeout>[] {
   const card = wait.card;
   if (!wait.policy.reminders || !card) return [];
   return wait.policy.reminders
@@ -56,7 +56,13 @@ function scheduleReminders(context: ToolContext, wait: Wait, deadline: number): 
     .map((at) =>
       setTimeout(() => {
         const remindedAt = new Date().toISOString();
-        context.publish("tool.reminder", { toolCallId: wait.pendingId, toolName: wait.toolName, spaceId: card.spaceId, messageId: card.messageId, deadline: new Date(deadline).toISOString() });
+        context.publish("tool.reminder", {
+          toolCallId: wait.pendingId,
+          toolName: wait.toolName,
+          spaceId: card.spaceId,
+          messageId: card.messageId,
+          deadline: new Date(deadline).toISOString(),
+        });
         // The card is brought up again: `space.message.updated` with the part's `remindedAt`.
         context.spaceEvents
           .ordered(card.spaceId)

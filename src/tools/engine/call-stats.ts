@@ -70,7 +70,17 @@ export function summarizeCalls(calls: Iterable<Omit<CallStat, "at">>): ToolStats
     let entry = byTool.get(call.toolName);
     if (!entry) {
       entry = {
-        summary: { toolName: call.toolName, provider: call.provider, calls: 0, failed: 0, failures: emptyFailures(), cacheHits: 0, latencyMs: { median: 0, p95: 0 }, bytesIn: 0, bytesOut: 0 },
+        summary: {
+          toolName: call.toolName,
+          provider: call.provider,
+          calls: 0,
+          failed: 0,
+          failures: emptyFailures(),
+          cacheHits: 0,
+          latencyMs: { median: 0, p95: 0 },
+          bytesIn: 0,
+          bytesOut: 0,
+        },
         latencies: [],
       };
       byTool.set(call.toolName, entry);

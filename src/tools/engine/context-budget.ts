@@ -6,7 +6,7 @@
  * short head instead; nothing is dropped. Parallel calls are charged in the
  * order they finish.
  */
-import type { ToolContext } from "../tool-context";
+import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess } from "./tool-context";
 import { fitPreview, modelBytes, storeWhole } from "./limit-output";
 import type { ToolOutcome } from "./tool-outcome";
 
@@ -37,7 +37,7 @@ export class ContextBudget {
   }
 
   /** Charges an outcome to its step; one that does not fit is put behind a handle first. */
-  async apply(context: ToolContext, call: { toolCallId: string; toolName: string }, outcome: ToolOutcome): Promise<ToolOutcome> {
+  async apply(context: RunIdentity & PlatformAccess & SettingsAccess & JournalAccess, call: { toolCallId: string; toolName: string }, outcome: ToolOutcome): Promise<ToolOutcome> {
     const step = context.stepNumber();
     const bytes = modelBytes(outcome);
     if (outcome.type !== "ok" || outcome.content || bytes <= this.remaining(step)) {
@@ -49,7 +49,11 @@ export class ContextBudget {
     if (outcome.meta?.outputHandle) {
       // Already stored whole (this envelope is the gateway's own): only its preview shrinks.
       const envelope = outcome.value as Record<string, unknown>;
-      const value = fitPreview(String(envelope.preview ?? ""), maxBytes, (preview) => ({ ...envelope, preview, note: `${String(envelope.note ?? "")} (Shortened: this step's tool outputs reached the context budget.)` }));
+      const value = fitPreview(String(envelope.preview ?? ""), maxBytes, (preview) => ({
+        ...envelope,
+        preview,
+        note: `${String(envelope.note ?? "")} (Shortened: this step's tool outputs reached the context budget.)`,
+      }));
       const shrunk: ToolOutcome = { ...outcome, value };
       this.charge(step, modelBytes(shrunk));
       return shrunk;

@@ -6,7 +6,7 @@
  * nowhere. `minimal` (and a prebuilt tool's default) shows public-key clients
  * only the call's id, name and status.
  */
-import type { ToolContext } from "../tool-context";
+import type { SpaceAccess } from "./tool-context";
 import type { ToolDisplaySettings } from "./resolved-tool";
 import type { ToolCard } from "./tool-events";
 
@@ -46,7 +46,7 @@ export function usesActiveSpace(tool: ToolDisplaySettings): boolean {
   return tool.answeredInSpace === true || (tool.visible ?? tool.defaultVisible);
 }
 
-export async function decideDisplay(tool: ToolDisplaySettings, context: ToolContext, targetSpaceId: string | undefined): Promise<DisplayDecision> {
+export async function decideDisplay(tool: ToolDisplaySettings, context: SpaceAccess, targetSpaceId: string | undefined): Promise<DisplayDecision> {
   if (tool.display?.mode === "hidden" && !tool.answeredInSpace) return { ok: true };
   if (tool.displayTool && targetSpaceId !== undefined) {
     if (!(await context.isMemberOf(targetSpaceId))) {

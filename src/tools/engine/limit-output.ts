@@ -7,10 +7,9 @@
  * as they are.
  */
 import { byteLength } from "../../json";
-import type { ToolContext } from "../tool-context";
+import type { PlatformAccess, RunIdentity, SettingsAccess } from "./tool-context";
 import { handleForCall, outputText, storeOutput } from "./output-store";
 import { type ToolOutcome, withMeta } from "./tool-outcome";
-
 
 export const defaultOutputRetentionMs = 7 * 24 * 3600 * 1000;
 
@@ -34,7 +33,12 @@ export function modelBytes(outcome: ToolOutcome): number {
   return byteLength(JSON.stringify(outcome.value ?? null));
 }
 
-export async function limitOutput(context: ToolContext, call: { toolCallId: string; toolName: string }, outcome: ToolOutcome, maxBytes = context.config.limits.toolResponseMaxBytes): Promise<ToolOutcome> {
+export async function limitOutput(
+  context: RunIdentity & PlatformAccess & SettingsAccess,
+  call: { toolCallId: string; toolName: string },
+  outcome: ToolOutcome,
+  maxBytes = context.config.limits.toolResponseMaxBytes,
+): Promise<ToolOutcome> {
   if (outcome.type !== "ok" || outcome.content) return outcome;
   if (outcome.meta?.outputHandle) return outcome;
   const size = modelBytes(outcome);
@@ -46,7 +50,13 @@ export async function limitOutput(context: ToolContext, call: { toolCallId: stri
  * Stores an ok outcome's value whole and answers with its head and handle,
  * the whole answer (as the model sees it, JSON) at most `maxBytes`.
  */
-export async function storeWhole(context: ToolContext, call: { toolCallId: string; toolName: string }, outcome: Extract<ToolOutcome, { type: "ok" }>, maxBytes: number, reason: string): Promise<ToolOutcome> {
+export async function storeWhole(
+  context: RunIdentity & PlatformAccess & SettingsAccess,
+  call: { toolCallId: string; toolName: string },
+  outcome: Extract<ToolOutcome, { type: "ok" }>,
+  maxBytes: number,
+  reason: string,
+): Promise<ToolOutcome> {
   const text = outputText(outcome.value);
   const bytesOut = outcome.meta?.bytesOut ?? byteLength(JSON.stringify(outcome.value ?? null));
   const retentionMs = context.config.limits.outputRetention ?? defaultOutputRetentionMs;

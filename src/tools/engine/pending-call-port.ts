@@ -4,7 +4,7 @@
  * waking the waiting cycle, the inbox) belongs to the agent object
  * (`src/agents/pending-call-owner.ts`); tools never reach around this port.
  */
-import type { WaitPolicy } from "../wait-policy-config";
+import type { WaitPolicy } from "../config/wait-policy-config";
 import type { PendingCall } from "./pending-calls";
 import type { ToolOutcome } from "./tool-outcome";
 

@@ -6,7 +6,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { pendingToolCalls } from "../../db/schema";
-import type { AnsweredBy } from "../wait-policy-config";
+import type { AnsweredBy } from "../config/wait-policy-config";
 
 export type PendingCallStatus = "waiting" | "pending" | "resolved" | "expired";
 

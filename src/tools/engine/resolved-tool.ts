@@ -7,8 +7,8 @@
  * the card, the queue and the cache) is the pipeline's, written once.
  */
 import type { MessagePart } from "../../protocol/message";
-import type { ToolContext } from "../tool-context";
-import type { AnsweredBy } from "../wait-policy-config";
+import type { ToolContext } from "./tool-context";
+import type { AnsweredBy } from "../config/wait-policy-config";
 import type { ToolCard } from "./tool-events";
 import type { ToolOutcome } from "./tool-outcome";
 

@@ -9,17 +9,14 @@
  * same approval is found, not asked twice.
  */
 import { z } from "zod";
-import type { ToolContext } from "../tool-context";
-import type { ToolConfig } from "../tool-config";
-import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
-import type { ApprovalConfig } from "../wait-policy-config";
+import type { JournalAccess, PlatformAccess, RunIdentity, RuntimeAccess, SettingsAccess, SpaceAccess, StreamAccess } from "./tool-context";
+import { validateToolArguments } from "./validate-tool-arguments";
+import type { ApprovalConfig } from "../config/wait-policy-config";
 import { answeredByOnCard } from "./answered-by-on-card";
 import { awaitOutcome } from "./await-outcome";
 import { messageIdForCall } from "./call-ids";
 import { createPendingCall } from "./pending-calls";
-import { resolveConfiguredTool } from "./configured-tools";
 import { cardPart } from "./tool-events";
-import type { ToolOutcome } from "./tool-outcome";
 
 /** What a person answers to an approval. */
 export const ApprovalAnswer = z
@@ -30,29 +27,6 @@ export const ApprovalAnswer = z
     reason: z.string().max(2_000).optional(),
   })
   .strict();
-
-/**
- * What is wrong with an answer to a call, if it is an approval's: not the
- * `{approved, args?, reason?}` shape, or edited arguments that do not fit the
- * gated tool's schema (the one kept when the approval was asked, whatever
- * provider made the tool; else the configured tool's). Undefined when the
- * answer may stand.
- */
-export function approvalAnswerProblem(
-  call: { kind: string; toolName: string },
-  outcome: ToolOutcome,
-  schemaOf: { kept: Record<string, unknown> | undefined; tools: readonly ToolConfig[] },
-): string | undefined {
-  if (call.kind !== "approval" || outcome.type !== "ok") return undefined;
-  const answer = ApprovalAnswer.safeParse(outcome.value);
-  if (!answer.success) return 'An approval is answered with {"approved": true | false, "args"?: {…}, "reason"?: "…"}';
-  if (!answer.data.args) return undefined;
-  const configured = schemaOf.tools.find((entry) => entry.name === call.toolName);
-  const schema = schemaOf.kept ?? (configured ? resolveConfiguredTool(configured).inputSchema : undefined);
-  if (!schema) return undefined;
-  const checked = validateToolArguments(schema, answer.data.args);
-  return checked.ok ? undefined : formatArgumentError(call.toolName, checked.problems);
-}
 
 /** An answer as stored: a person's, or one the timeout policy gave (`automatic`). */
 const StoredAnswer = ApprovalAnswer.extend({ automatic: z.boolean().optional() });
@@ -70,7 +44,7 @@ export function needsApproval(approval: ApprovalConfig | undefined, args: unknow
 }
 
 export async function requestApproval(
-  context: ToolContext,
+  context: RunIdentity & PlatformAccess & SettingsAccess & SpaceAccess & JournalAccess & StreamAccess & RuntimeAccess,
   call: {
     toolCallId: string;
     modelToolCallId: string;
@@ -114,7 +88,7 @@ export async function requestApproval(
     ...(call.approval.answeredBy && { answeredBy: call.approval.answeredBy }),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
-  context.toolRuntime.setDeadline({ id: `expiry:${approvalId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: approvalId } });
+  context.toolRuntime.deadlines.set({ id: `expiry:${approvalId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: approvalId } });
   context.journal.openWait(approvalId, call.argsSchema);
   await context.spaceEvents.track(
     context.spaceEvents.ordered(spaceId).postMessage({
@@ -144,13 +118,22 @@ export async function requestApproval(
     callbackUrl: await context.callbackUrl(approvalId, expiresAt),
   };
   context.publish("tool.approval.requested", requested);
-  context.toolRuntime.notify(
+  context.toolRuntime.outbox.notify(
     {
       id: `evt_${approvalId}_awaiting_input`,
       type: "call.awaiting_input",
       timestamp: new Date().toISOString(),
       // `toolCallId` is the id to answer with (the approval's), as for any pending call; `approves` is the gated call.
-      data: { agentId: context.agent.agentId, kind: "approval", ...requested, toolCallId: approvalId, approves: call.toolCallId, executionType: "approval", status: "waiting", expiresAt },
+      data: {
+        agentId: context.agent.agentId,
+        kind: "approval",
+        ...requested,
+        toolCallId: approvalId,
+        approves: call.toolCallId,
+        executionType: "approval",
+        status: "waiting",
+        expiresAt,
+      },
     },
     [spaceId],
   );

@@ -9,8 +9,8 @@
  * written twice; an announcement already made (agent stream, webhook) is not
  * made again; a sync wait continues for the time it had left.
  */
-import type { ToolContext } from "../tool-context";
-import type { AnsweredBy, WaitPolicy } from "../wait-policy-config";
+import type { JournalAccess, PlatformAccess, RunIdentity, RuntimeAccess, SpaceAccess, StreamAccess } from "./tool-context";
+import type { AnsweredBy, WaitPolicy } from "../config/wait-policy-config";
 import { awaitOutcome } from "./await-outcome";
 import { createPendingCall } from "./pending-calls";
 import type { ToolCard } from "./tool-events";
@@ -34,8 +34,11 @@ export type PendingSettings = {
   answeredBy?: AnsweredBy;
 };
 
+/** What a call that waits on someone touches: its run, D1, the card's space, the journal, the agent stream and the runtime. */
+export type PendingCallContext = RunIdentity & PlatformAccess & SpaceAccess & JournalAccess & StreamAccess & RuntimeAccess;
+
 export async function runPendingCall(
-  context: ToolContext,
+  context: PendingCallContext,
   settings: PendingSettings,
   call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
   card: (ToolCard & { messageId: string }) | undefined,
@@ -65,7 +68,7 @@ export async function runPendingCall(
     ...(settings.answeredBy && { answeredBy: settings.answeredBy }),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
-  if (expiresAt) runtime.setDeadline({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: call.toolCallId } });
+  if (expiresAt) runtime.deadlines.set({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: call.toolCallId } });
 
   if (!previous?.announced) {
     const announcement = {
@@ -84,14 +87,25 @@ export async function runPendingCall(
     context.publish("tool.pending", announcement);
     // A sub-agent's task waits on an agent, not on a person or a service: no `call.awaiting_input`.
     if (!settings.handOff) {
-      runtime.notify(
-        { id: `evt_${call.toolCallId}_awaiting_input`, type: "call.awaiting_input", timestamp: new Date().toISOString(), data: { agentId: context.agent.agentId, kind: "call", ...announcement } },
+      runtime.outbox.notify(
+        {
+          id: `evt_${call.toolCallId}_awaiting_input`,
+          type: "call.awaiting_input",
+          timestamp: new Date().toISOString(),
+          data: { agentId: context.agent.agentId, kind: "call", ...announcement },
+        },
         card ? [card.spaceId] : [],
       );
     }
     const webhook = settings.webhook;
     // The webhook's first attempt arms its retry deadline in this same turn: announced once, delivered at least once.
-    if (webhook) runtime.sendWebhook(call.toolCallId, webhook, JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }), expiresAt ? Date.parse(expiresAt) : undefined);
+    if (webhook)
+      runtime.outbox.sendWebhook(
+        call.toolCallId,
+        webhook,
+        JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }),
+        expiresAt ? Date.parse(expiresAt) : undefined,
+      );
     const handedOff = await settings.handOff?.();
     if (handedOff) return handedOff;
     context.journal.markAnnounced(call.toolCallId);

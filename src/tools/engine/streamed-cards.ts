@@ -8,9 +8,9 @@
  * The observer hears the model's call ids; cards use the gateway's.
  */
 import { parsePartialJson } from "ai";
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
-import { stripTargetSpaceId } from "../display-tool-schema";
+import type { JournalAccess, RunIdentity, SpaceAccess } from "./tool-context";
+import type { ToolStreamObserver } from "./tool-stream-observer";
+import { stripTargetSpaceId } from "./display-tool-schema";
 import { cardFor, usesActiveSpace } from "./decide-display";
 import type { ResolvedTool } from "./resolved-tool";
 import { type ToolCard, toolStarted, toolStreaming } from "./tool-events";
@@ -22,10 +22,15 @@ export class StreamedCards {
   readonly #tracks = new Map<string, CallTrack>();
   readonly observer: ToolStreamObserver;
 
-  constructor(context: ToolContext, engineTools: ReadonlyMap<string, ResolvedTool>) {
+  constructor(context: RunIdentity & SpaceAccess & JournalAccess, engineTools: ReadonlyMap<string, ResolvedTool>) {
     const started = (modelToolCallId: string, resolved: ResolvedTool, track: CallTrack, spaceId: string) => {
       track.card = cardFor(resolved.display, spaceId);
-      toolStarted(context.spaceEvents, track.card, { toolCallId: context.callIds.idFor(modelToolCallId), toolName: resolved.name, agentEntityId: context.agent.entityId, runId: context.runId });
+      toolStarted(context.spaceEvents, track.card, {
+        toolCallId: context.callIds.idFor(modelToolCallId),
+        toolName: resolved.name,
+        agentEntityId: context.agent.entityId,
+        runId: context.runId,
+      });
     };
     this.observer = {
       inputStart: (modelToolCallId, toolName) => {

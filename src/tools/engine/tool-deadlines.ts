@@ -1,8 +1,8 @@
 /**
  * The deadlines the tool engine keeps in its agent's alarm table: a sync
- * wait's backstop, a pending call's expiry, a webhook's next attempt (a
- * pushed tool call, or an event to a subscription). The
- * agent object's deadline union is made of these and its own.
+ * wait's backstop and a pending call's expiry. The agent object's deadline
+ * union is made of these, a webhook's next attempt (`webhooks/webhook-deadline.ts`)
+ * and its own.
  */
 import { z } from "zod";
 
@@ -10,34 +10,4 @@ const toolCall = z.object({ toolCallId: z.string() });
 
 export const ToolTimeoutDeadline = z.object({ id: z.string(), kind: z.literal("tool_timeout"), dueAt: z.number(), payload: toolCall });
 export const CallExpiryDeadline = z.object({ id: z.string(), kind: z.literal("call_expiry"), dueAt: z.number(), payload: toolCall });
-export const WebhookDeadline = z.object({
-  id: z.string(),
-  kind: z.literal("webhook"),
-  dueAt: z.number(),
-  payload: z.object({
-    /** A pushed tool call (`execution.webhook`): retries stop once the call is settled. */
-    toolCallId: z.string().optional(),
-    /** A subscription's delivery: its secret is read again before each attempt (a deleted subscription stops). */
-    subscriptionId: z.string().optional(),
-    /** The Standard Webhooks `webhook-id` (the same on every attempt); a tool call's id when not set. */
-    messageId: z.string().optional(),
-    url: z.string(),
-    body: z.string(),
-    attempt: z.number().int(),
-    /** When the first attempt was made (a dead letter says so). */
-    firstAttemptAt: z.number().optional(),
-    /** A pushed call's deadline: its `expiresAt`, or a day after its first attempt. */
-    giveUpAt: z.number().optional(),
-    /** A redelivery an operator started from this dead letter. */
-    deadLetterId: z.string().optional(),
-    lastError: z.string().optional(),
-    /** The delivery is over; what it left to D1 (its dead letter, or a redelivery that got through) is written until it lands. */
-    ended: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("delivered") }), z.object({ outcome: z.literal("dead"), error: z.string() })]).optional(),
-  }),
-});
-
-export type ToolDeadline = z.infer<typeof ToolTimeoutDeadline> | z.infer<typeof CallExpiryDeadline> | z.infer<typeof WebhookDeadline>;
-export type WebhookDeadline = z.infer<typeof WebhookDeadline>;
-
-/** Where the engine keeps its deadlines (the agent object's table). */
-export type DeadlineStore = { setDeadline(deadline: ToolDeadline): void; deleteDeadline(id: string): void; getDeadline(id: string): { kind: string } | undefined };
+export type ToolDeadline = z.infer<typeof ToolTimeoutDeadline> | z.infer<typeof CallExpiryDeadline>;

@@ -6,7 +6,7 @@
  */
 import type { MessagePart, ToolCallPart } from "../../protocol/message";
 import type { SpacePort } from "../../protocol/space-port";
-import type { SpaceChannel } from "../tool-context";
+import type { SpaceChannel } from "./tool-context";
 
 export type ToolCard = {
   spaceId: string;
@@ -30,13 +30,7 @@ export function toolStreaming(buffer: SpaceChannel, card: ToolCard, toolCallId: 
  * Progress of a running call (an MCP tool's progress notifications), as
  * `tool.streaming` on its card: the arguments as they are, plus `progress`.
  */
-export function toolProgress(
-  buffer: SpaceChannel,
-  card: ToolCard,
-  toolCallId: string,
-  args: unknown,
-  progress: { progress: number; total?: number; message?: string },
-): void {
+export function toolProgress(buffer: SpaceChannel, card: ToolCard, toolCallId: string, args: unknown, progress: { progress: number; total?: number; message?: string }): void {
   buffer.push(card.spaceId, {
     type: "tool.streaming",
     data: { toolCallId, partialArgs: args, progress },

@@ -39,11 +39,11 @@
 import { asSchema, dynamicTool, jsonSchema, type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
 import { byteLength, checkJsonDepth } from "../../json";
 import type { MessagePart } from "../../protocol/message";
-import { stripTargetSpaceId, withTargetSpaceId } from "../display-tool-schema";
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
-import type { ApprovalConfig } from "../wait-policy-config";
-import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
+import { stripTargetSpaceId, withTargetSpaceId } from "./display-tool-schema";
+import type { ToolContext } from "./tool-context";
+import type { ToolStreamObserver } from "./tool-stream-observer";
+import type { ApprovalConfig } from "../config/wait-policy-config";
+import { formatArgumentError, validateToolArguments } from "./validate-tool-arguments";
 import { answeredByOnCard } from "./answered-by-on-card";
 import { messageIdForCall } from "./call-ids";
 import { ContextBudget } from "./context-budget";
@@ -167,16 +167,36 @@ export class ToolPipeline {
 
     // 1. journal. Not for a call batch makes: the batch call is journaled, and does its calls again under the same ids.
     if (!batched) {
-      const known = this.#journal.call(toolCallId);
+      // Recorded first (one statement); only a call the journal already held (done again after a restart) is looked up.
+      const started = this.#journal.callStarted({
+        toolCallId,
+        modelToolCallId: request.modelToolCallId,
+        runId: context.runId,
+        step: context.stepNumber(),
+        toolName: request.toolName,
+        input: request.input,
+        startedAt: Date.now(),
+      });
+      const known = started ? undefined : this.#journal.call(toolCallId);
       if (known?.outcome) return known.outcome;
       if (known?.dispatched) return this.#journal.callFinished(toolCallId, interruptedAfterApproval(request.toolName, toolCallId));
-      if (!known) {
-        this.#journal.callStarted({ toolCallId, modelToolCallId: request.modelToolCallId, runId: context.runId, step: context.stepNumber(), toolName: request.toolName, input: request.input, startedAt: Date.now() });
-      }
     }
     const tool = this.#tools.get(request.toolName);
     const outcome = tool
-      ? await this.#stages({ tool, toolName: tool.name, toolCallId, modelToolCallId: request.modelToolCallId, input: request.input, args: request.input, abortSignal: request.abortSignal, messages: request.messages ?? [], batched, approved: false, edited: false, cardParts: [] })
+      ? await this.#stages({
+          tool,
+          toolName: tool.name,
+          toolCallId,
+          modelToolCallId: request.modelToolCallId,
+          input: request.input,
+          args: request.input,
+          abortSignal: request.abortSignal,
+          messages: request.messages ?? [],
+          batched,
+          approved: false,
+          edited: false,
+          cardParts: [],
+        })
       : failed(batched ? `You have no tool named "${request.toolName}"` : `Tool "${request.toolName}" is no longer available`);
     // 13. journal: the first outcome recorded stands, and is what the call returns.
     return batched ? outcome : this.#journal.callFinished(toolCallId, outcome);
@@ -197,7 +217,7 @@ export class ToolPipeline {
 
     // 9. limit: a result over toolResponseMaxBytes is stored whole behind a handle (a cached answer was limited before it was kept).
     outcome = await limitOutput(this.#context, call, outcome);
-    if (call.keep && outcome.type === "ok") this.#context.toolRuntime.cache.set(call.keep.key, outcome, call.keep.ttlMs);
+    if (call.keep && outcome.type === "ok") this.#context.toolRuntime.kept.cache.set(call.keep.key, outcome, call.keep.ttlMs);
     // The card shows the result as the limit left it; the budget below only shortens what the model sees.
     const shown = outcome;
     // 10. budget
@@ -331,7 +351,12 @@ export class ToolPipeline {
         id: messageIdForCall(call.toolCallId),
         entityId: context.agent.entityId,
         role: "tool",
-        parts: [{ ...cardPart(card, { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, runId: context.runId }, status), ...answeredByOnCard(pending?.answeredBy, context.initiatorEntityId) }],
+        parts: [
+          {
+            ...cardPart(card, { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, runId: context.runId }, status),
+            ...answeredByOnCard(pending?.answeredBy, context.initiatorEntityId),
+          },
+        ],
         status,
       }),
     );
@@ -349,7 +374,7 @@ export class ToolPipeline {
     // 6. cache
     if (policy.cache) {
       const key = ResponseCache.key(resolved.name, call.args);
-      const hit = runtime.cache.get(key);
+      const hit = runtime.kept.cache.get(key);
       if (hit) {
         call.policy = { cacheHit: true, queuedMs: 0 };
         return hit;
@@ -361,13 +386,19 @@ export class ToolPipeline {
     let queuedMs = 0;
     const queue = policy.queue ? context.config.queues?.[policy.queue] : undefined;
     if (policy.queue && queue) {
-      const waitingFor = runtime.queues.state(policy.queue);
+      const waitingFor = runtime.kept.queues.state(policy.queue);
       if (waitingFor.running >= queue.concurrency || waitingFor.waiting > 0) {
-        context.publish("tool.queued", { runId: context.runId, toolCallId: call.toolCallId, toolName: call.toolName, queue: policy.queue, ahead: waitingFor.running + waitingFor.waiting });
+        context.publish("tool.queued", {
+          runId: context.runId,
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          queue: policy.queue,
+          ahead: waitingFor.running + waitingFor.waiting,
+        });
       }
       const start = Date.now();
       try {
-        release = await runtime.queues.acquire(policy.queue, queue, call.abortSignal);
+        release = await runtime.kept.queues.acquire(policy.queue, queue, call.abortSignal);
       } catch {
         return failed(`Tool "${call.toolName}" was cancelled while waiting in queue "${policy.queue}"`, "timeout");
       }
@@ -414,7 +445,7 @@ export class ToolPipeline {
     const bytesIn = byteLength(JSON.stringify(call.input ?? null));
     const provider = outcome.meta?.provider ?? call.tool.provider;
     const counted = withMeta(outcome, { provider, bytesIn });
-    this.#context.toolRuntime.recordCall({
+    this.#context.toolRuntime.kept.recordCall({
       toolName: call.toolName,
       provider,
       status: outcomeStatus(counted),

@@ -24,7 +24,6 @@ class Queue {
 
 export class ToolQueues {
   readonly #queues = new Map<string, Queue>();
-  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
 
   /**
    * Waits for a slot in `name`; resolves a release function (call it exactly

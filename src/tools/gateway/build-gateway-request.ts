@@ -7,17 +7,13 @@
 import { parseJsonSafely } from "../../json";
 import { originOf, type Pin } from "../../security/pinned-request";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
-import type { ToolConfig } from "../tool-config";
-import { fillBodyTemplate, fillTextTemplate } from "./fill-body-template";
-import { fillFormTemplate } from "./fill-form-template";
-import { fillJsonTextTemplate } from "./fill-json-text-template";
+import type { GatewayExecutionInput } from "../config/tool-config";
+import { fillBodyTemplate, fillTextTemplate } from "../templates/fill-body-template";
+import { fillFormTemplate } from "../templates/fill-form-template";
+import { fillJsonTextTemplate } from "../templates/fill-json-text-template";
 import { fillHeaders } from "./fill-headers";
-import { fillUrlTemplate } from "./fill-url-template";
-import { type TextBodyKind, textBodyKind } from "./text-body-kind";
-
-export type GatewayExecution = Extract<ToolConfig, { executionType: "gateway" }>["execution"];
-/** The parsed config, with `method` optional (it defaults to GET). */
-export type GatewayExecutionInput = Omit<GatewayExecution, "method"> & { method?: GatewayExecution["method"] };
+import { fillUrlTemplate } from "../templates/fill-url-template";
+import { type TextBodyKind, textBodyKind } from "../templates/text-body-kind";
 
 /** A request ready to send; `pin` is where its configured headers may go (checked again as it is sent). */
 export type GatewayRequest = { url: string; method: string; headers: Record<string, string>; body?: string; pin: Pin };
@@ -30,11 +26,7 @@ export type BuildGatewayRequestResult = { ok: true; request: GatewayRequest } | 
  * for no body. Without one, GET and DELETE send no body and the other methods
  * send the arguments as JSON.
  */
-export function buildGatewayRequest(
-  execution: GatewayExecutionInput,
-  args: unknown,
-  env: Record<string, unknown>,
-): BuildGatewayRequestResult {
+export function buildGatewayRequest(execution: GatewayExecutionInput, args: unknown, env: Record<string, unknown>): BuildGatewayRequestResult {
   const method = execution.method ?? "GET";
   const url = fillUrlTemplate(execution.url, args);
   if (!url.ok) return { ...url, kind: "validation" };

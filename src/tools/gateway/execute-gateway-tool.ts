@@ -6,8 +6,9 @@
 import { parseJsonSafely } from "../../json";
 import { pinnedFetch, pinUrl } from "../../security/pinned-request";
 import { buildGatewayRequest } from "./build-gateway-request";
-import { withGatewayHeaders } from "./configured-headers";
-import type { GatewayExecutionInput, GatewayRequest } from "./build-gateway-request";
+import { withGatewayHeaders } from "../config/configured-headers";
+import type { GatewayExecutionInput } from "../config/tool-config";
+import type { GatewayRequest } from "./build-gateway-request";
 import { readLimitedBody } from "./read-limited-body";
 
 export type GatewayToolOptions = {
@@ -106,7 +107,12 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (response.status >= 300 && response.status < 400) {
     discard();
     const location = response.headers.get("location");
-    return { ok: false, error: `HTTP ${response.status} from ${host}: redirects are not followed${location ? ` (to ${location})` : ""}`, status: response.status, kind: "upstream" };
+    return {
+      ok: false,
+      error: `HTTP ${response.status} from ${host}: redirects are not followed${location ? ` (to ${location})` : ""}`,
+      status: response.status,
+      kind: "upstream",
+    };
   }
   if (!response.ok) {
     const snippet = await readLimitedBody(response.body, { maxBytes: errorSnippetBytes, interrupted, overflow: "truncate" });

@@ -3,11 +3,11 @@
  * secrets and `{{param}}` from the arguments, in one pass so that an argument
  * can never smuggle in a `${env.…}` reference. An unknown secret is an error,
  * never sent literally; a value with a line break is refused, and so is
- * any filled value the header rule of `configured-headers.ts` refuses.
+ * any filled value the header rule of `config/configured-headers.ts` refuses.
  */
 import { describeSecretRefusal, readSecret } from "../../security/secret-policy";
-import { headerNameProblem, headerValueProblem } from "./configured-headers";
-import { argumentText, lookupArgument, placeholderPattern, secretReferencePattern } from "./template-arguments";
+import { headerNameProblem, headerValueProblem } from "../config/configured-headers";
+import { argumentText, lookupArgument, placeholderPattern, secretReferencePattern } from "../templates/template-arguments";
 
 /** `permission`: a secret the policy refuses or that is not set; `validation`: an argument or a value that cannot go in a header. */
 export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: false; error: string; kind: "permission" | "validation" };
@@ -15,11 +15,7 @@ export type HeadersResult = { ok: true; value: Record<string, string> } | { ok: 
 const slotPattern = new RegExp(`${secretReferencePattern.source}|${placeholderPattern.source}`, "g");
 const forbiddenCharacters = /[\r\n\0]/;
 
-export function fillHeaders(
-  headers: Record<string, string> | undefined,
-  args: unknown,
-  env: Record<string, unknown>,
-): HeadersResult {
+export function fillHeaders(headers: Record<string, string> | undefined, args: unknown, env: Record<string, unknown>): HeadersResult {
   const filled: Record<string, string> = {};
   for (const [name, template] of Object.entries(headers ?? {})) {
     let error: string | undefined;

@@ -13,10 +13,7 @@ export type ReadLimitedBodyOptions = {
   overflow?: "fail" | "truncate";
 };
 
-export async function readLimitedBody(
-  body: ReadableStream<Uint8Array> | null,
-  { maxBytes, interrupted, overflow = "fail" }: ReadLimitedBodyOptions,
-): Promise<LimitedBody> {
+export async function readLimitedBody(body: ReadableStream<Uint8Array> | null, { maxBytes, interrupted, overflow = "fail" }: ReadLimitedBodyOptions): Promise<LimitedBody> {
   if (body === null) return { ok: true, bytes: new Uint8Array() };
   const reader = body.getReader();
   const stop = () => void reader.cancel().catch(() => undefined);

@@ -9,7 +9,29 @@
 import { dropEmptyLinks, trimAroundLineBreaks } from "./markdown-links";
 
 const skipped = new Set(["script", "style", "noscript", "template", "svg", "iframe", "canvas", "object", "head", "select", "button"]);
-const blocks = new Set(["p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "ul", "ol", "dl", "table", "blockquote", "figure", "figcaption", "form", "fieldset", "address", "details", "summary"]);
+const blocks = new Set([
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "footer",
+  "nav",
+  "aside",
+  "ul",
+  "ol",
+  "dl",
+  "table",
+  "blockquote",
+  "figure",
+  "figcaption",
+  "form",
+  "fieldset",
+  "address",
+  "details",
+  "summary",
+]);
 const voidElements = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
 const headings: Record<string, string> = { h1: "# ", h2: "## ", h3: "### ", h4: "#### ", h5: "##### ", h6: "###### " };
 
@@ -67,7 +89,8 @@ export async function htmlToMarkdown(html: string, baseUrl: string): Promise<Pag
             preDepth = Math.max(0, preDepth - 1);
             push("\n```\n\n");
           });
-        } else if (tag === "li") push("\n- "); else if (tag === "br") push("\n");
+        } else if (tag === "li") push("\n- ");
+        else if (tag === "br") push("\n");
         else if (tag === "hr") push("\n\n---\n\n");
         else if (tag === "tr") push("\n| ");
         else if (tag === "td" || tag === "th") endTag(() => push(" | "));
@@ -127,9 +150,7 @@ export async function htmlToMarkdown(html: string, baseUrl: string): Promise<Pag
 function tidy(text: string): string {
   return text
     .split(/(\n```\n[\s\S]*?\n```\n)/)
-    .map((piece, index) =>
-      index % 2 === 1 ? piece : dropEmptyLinks(trimAroundLineBreaks(piece).replace(/\*\*\s*\*\*|(?<!`)``(?!`)/g, "")),
-    )
+    .map((piece, index) => (index % 2 === 1 ? piece : dropEmptyLinks(trimAroundLineBreaks(piece).replace(/\*\*\s*\*\*|(?<!`)``(?!`)/g, ""))))
     .join("")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
@@ -143,10 +164,48 @@ const named: Record<string, string> = {
   ...Object.fromEntries(latin1.split(" ").map((name, index) => [name, String.fromCharCode(0xa0 + index)])),
   nbsp: " ",
   shy: "",
-  amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", trade: "™", hellip: "…", mdash: "—", ndash: "–", lsquo: "‘", rsquo: "’", sbquo: "‚",
-  ldquo: "“", rdquo: "”", bdquo: "„", bull: "•", euro: "€", dagger: "†", permil: "‰", prime: "′", larr: "←", rarr: "→", uarr: "↑", darr: "↓",
-  harr: "↔", hearts: "♥", check: "✓", minus: "−", le: "≤", ge: "≥", ne: "≠", infin: "∞", alpha: "α", beta: "β", pi: "π", oelig: "œ", OElig: "Œ",
-  zwj: "", zwnj: "", thinsp: " ", ensp: " ", emsp: " ",
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  trade: "™",
+  hellip: "…",
+  mdash: "—",
+  ndash: "–",
+  lsquo: "‘",
+  rsquo: "’",
+  sbquo: "‚",
+  ldquo: "“",
+  rdquo: "”",
+  bdquo: "„",
+  bull: "•",
+  euro: "€",
+  dagger: "†",
+  permil: "‰",
+  prime: "′",
+  larr: "←",
+  rarr: "→",
+  uarr: "↑",
+  darr: "↓",
+  harr: "↔",
+  hearts: "♥",
+  check: "✓",
+  minus: "−",
+  le: "≤",
+  ge: "≥",
+  ne: "≠",
+  infin: "∞",
+  alpha: "α",
+  beta: "β",
+  pi: "π",
+  oelig: "œ",
+  OElig: "Œ",
+  zwj: "",
+  zwnj: "",
+  thinsp: " ",
+  ensp: " ",
+  emsp: " ",
 };
 
 export function decodeEntities(text: string): string {

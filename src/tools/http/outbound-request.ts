@@ -75,10 +75,7 @@ export async function sendOutboundRequest(request: OutboundRequest): Promise<Out
       if (problem !== undefined) return { ok: false, error: `Cannot call ${url}: ${problem}` };
       const sameOrigin = named !== undefined && pinUrl(url, { origin: named, policy }).ok;
       const headers = { ...request.headers, ...(sameOrigin && request.originHeaders) };
-      const response = await Promise.race([
-        fetch(url, { method: request.method, headers, body: request.body, redirect: "manual", signal: controller.signal }),
-        interrupted,
-      ]);
+      const response = await Promise.race([fetch(url, { method: request.method, headers, body: request.body, redirect: "manual", signal: controller.signal }), interrupted]);
       const location = response.headers.get("location");
       if (follow && response.status >= 300 && response.status < 400 && location) {
         void response.body?.cancel().catch(() => undefined);

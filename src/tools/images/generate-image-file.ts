@@ -11,7 +11,7 @@ import type { ImageModelConfig } from "../../models/image-model-config";
 import type { MessagePart } from "../../protocol/message";
 import { signFileLink, maxFileLinkSeconds } from "../../security/file-links";
 import { servableContentType } from "../files/media-type";
-import type { ToolContext } from "../tool-context";
+import type { PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
 
 export const maxImageBytes = 10_000_000;
 
@@ -21,7 +21,7 @@ export type ImageResult = { ok: true; image: StoredImage } | { ok: false; error:
 export const imageKey = (agentId: string, toolCallId: string) => `images/${agentId}/${toolCallId}`;
 
 export async function generateImageFile(
-  context: ToolContext,
+  context: RunIdentity & PlatformAccess & SettingsAccess,
   config: ImageModelConfig,
   input: { prompt: string; size?: string; toolCallId: string; abortSignal?: AbortSignal },
 ): Promise<ImageResult> {
@@ -29,7 +29,16 @@ export async function generateImageFile(
   const key = imageKey(context.agent.agentId, input.toolCallId);
   const existing = await bucket.head(key);
   if (existing) {
-    return { ok: true, image: { key, mediaType: servableContentType(existing.httpMetadata?.contentType, "image/png"), size: existing.size, prompt: input.prompt, model: existing.customMetadata?.model ?? "" } };
+    return {
+      ok: true,
+      image: {
+        key,
+        mediaType: servableContentType(existing.httpMetadata?.contentType, "image/png"),
+        size: existing.size,
+        prompt: input.prompt,
+        model: existing.customMetadata?.model ?? "",
+      },
+    };
   }
   const made = await createImageModel(config, context.env);
   if (!made.ok) return { ok: false, error: made.error };
@@ -64,7 +73,13 @@ export async function generateImageFile(
 }
 
 /** The image part a space shows for a stored image (a signed link for that space's members, valid 30 days). */
-export async function imagePartFor(context: ToolContext, image: StoredImage, spaceId: string, toolCallId: string, minimal = false): Promise<Extract<MessagePart, { type: "image" }>> {
+export async function imagePartFor(
+  context: PlatformAccess,
+  image: StoredImage,
+  spaceId: string,
+  toolCallId: string,
+  minimal = false,
+): Promise<Extract<MessagePart, { type: "image" }>> {
   const link = await signFileLink(context.env, { key: image.key, spaceId, seconds: maxFileLinkSeconds });
   return {
     type: "image",

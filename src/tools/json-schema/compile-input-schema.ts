@@ -78,7 +78,15 @@ function compile(schema: Record<string, unknown>): CompiledSchema {
   if (strings === undefined) return { ok: false, problems: referenceProblems };
   const fanOut = fanOutProblemPath(nodes, lookup, maxValidationUnits);
   if (fanOut !== undefined) {
-    return { ok: false, problems: [{ path: fanOut, message: `Applies more than ${maxValidationUnits} subschemas to one value (through $ref, allOf, anyOf, oneOf, not, if/then/else): validation would take too long` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: fanOut,
+          message: `Applies more than ${maxValidationUnits} subschemas to one value (through $ref, allOf, anyOf, oneOf, not, if/then/else): validation would take too long`,
+        },
+      ],
+    };
   }
   try {
     const validator = new SafeValidator(copy, draft, lookup, strings.plan);
@@ -99,9 +107,7 @@ function metaSchemaProblems(schema: Record<string, unknown>, draft: SchemaDraft)
   const result = meta.validate(schema);
   if (result.valid) return [];
   // One line per place, from the deepest errors (the outer ones only say "a subschema had errors").
-  const leaves = result.errors.filter(
-    (error) => !result.errors.some((other) => other !== error && other.instanceLocation.startsWith(`${error.instanceLocation}/`)),
-  );
+  const leaves = result.errors.filter((error) => !result.errors.some((other) => other !== error && other.instanceLocation.startsWith(`${error.instanceLocation}/`)));
   const byPlace = new Map<string, SchemaProblem>();
   for (const error of leaves) {
     if (!byPlace.has(error.instanceLocation)) byPlace.set(error.instanceLocation, { path: pointerSegments(error.instanceLocation), message: describeShapeError(error, leaves) });
@@ -125,7 +131,6 @@ function describeShapeError(error: OutputUnit, leaves: OutputUnit[]): string {
   }
   return expectation ?? error.error.replace(/\.$/, "");
 }
-
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0].trim();

@@ -79,7 +79,9 @@ function grammar(name: string): PatternMatcher | undefined {
 }
 
 /** The formats the validator asserts (others are annotations), as the library names them. */
-export const assertedFormats: ReadonlySet<string> = new Set(["url", ...Object.keys(maxLengths), ...Object.keys(grammarSources)].filter((name) => Object.hasOwn(libraryFormats, name)));
+export const assertedFormats: ReadonlySet<string> = new Set(
+  ["url", ...Object.keys(maxLengths), ...Object.keys(grammarSources)].filter((name) => Object.hasOwn(libraryFormats, name)),
+);
 
 /**
  * Whether `value` has format `name` (a name in `assertedFormats`). Work is

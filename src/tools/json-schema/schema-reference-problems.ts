@@ -15,7 +15,20 @@ export type SchemaNode = { schema: Record<string, unknown>; path: string[] };
 type Node = SchemaNode;
 
 /** Keywords whose value is one schema, an array of schemas, or a map of schemas. */
-const singleSchema = ["additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties", "propertyNames", "not", "if", "then", "else", "contentSchema"];
+const singleSchema = [
+  "additionalItems",
+  "unevaluatedItems",
+  "items",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contentSchema",
+];
 const schemaArrays = ["prefixItems", "items", "allOf", "anyOf", "oneOf"];
 const schemaMaps = ["$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies"];
 /** Keywords that apply their schemas to the same value (no step into it): a loop through them never ends. */
@@ -64,7 +77,7 @@ export function collectNodes(root: Schema, lookup: Record<string, Schema | boole
     for (const keyword of singleSchema) if (isRecord(value[keyword])) stack.push({ value: value[keyword], path: [...path, keyword] });
     for (const keyword of schemaArrays) {
       const items = value[keyword];
-      if (Array.isArray(items)) items.forEach((item, index) => stack.push({ value: item, path: [...path, keyword, String(index)] }));
+      if (Array.isArray(items)) for (const [index, item] of items.entries()) stack.push({ value: item, path: [...path, keyword, String(index)] });
     }
     for (const keyword of schemaMaps) {
       const map = value[keyword];
@@ -84,7 +97,7 @@ function loopProblems(nodes: Node[], lookup: Record<string, Schema | boolean>): 
     for (const keyword of inPlaceSingle) found.push({ target: schema[keyword], via: [keyword] });
     for (const keyword of inPlaceArrays) {
       const items = schema[keyword];
-      if (Array.isArray(items)) items.forEach((item, index) => found.push({ target: item, via: [keyword, String(index)] }));
+      if (Array.isArray(items)) for (const [index, item] of items.entries()) found.push({ target: item, via: [keyword, String(index)] });
     }
     for (const keyword of inPlaceMaps) {
       const map = schema[keyword];

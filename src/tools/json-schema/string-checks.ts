@@ -83,7 +83,7 @@ export function planStringChecks(nodes: SchemaNode[]): { ok: true; plan: StringC
   }
   if (problems.length > 0) return { ok: false, problems };
   for (const rewrite of rewrites) rewrite();
-  plan.checks.forEach((_check, index) => registerSlot(index));
+  for (const index of plan.checks.keys()) registerSlot(index);
   for (const node of plan.patternNodes) delete node.schema.patternProperties;
   return { ok: true, plan };
 }
@@ -138,7 +138,8 @@ function spellOutPatternProperties(plan: StringCheckPlan, instance: unknown, bud
       const subschemas: unknown[] = [];
       node.entries.forEach((entry, index) => {
         const result = matchers[index].search(name, budget);
-        if (result === "over-budget") throw new ValidationBudgetError("The arguments' property names cost more than one call may spend to check against the schema's patternProperties");
+        if (result === "over-budget")
+          throw new ValidationBudgetError("The arguments' property names cost more than one call may spend to check against the schema's patternProperties");
         if (result === "match") subschemas.push(entry.subschema);
       });
       if (subschemas.length === 0) continue;

@@ -154,7 +154,8 @@ export class McpConnection {
         totalMs,
         () => undefined,
       );
-      for (const tool of listed.tools) tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, annotations: tool.annotations });
+      for (const tool of listed.tools)
+        tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, annotations: tool.annotations });
       cursor = listed.nextCursor;
       if (!cursor) return tools;
     }

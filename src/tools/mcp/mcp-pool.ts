@@ -19,7 +19,7 @@ import { canonicalJson } from "../../canonical-json";
 import { outboundUrlProblem, type UrlPolicy, urlPolicyOf } from "../../security/url-policy";
 import { fillHeaders } from "../gateway/fill-headers";
 import type { McpCallAnswer, McpConnection, McpToolDefinition } from "./mcp-connection";
-import { defaultConnectTimeoutMs, defaultToolListTtlMs, type McpServerConfig } from "./mcp-server-config";
+import { defaultConnectTimeoutMs, defaultToolListTtlMs, type McpServerConfig } from "../config/mcp-server-config";
 
 /** mcp-connection.ts and the SDK behind it, once a connection has been opened. */
 let connectionModule: typeof import("./mcp-connection") | undefined;
@@ -92,7 +92,13 @@ export class McpPool {
     entry.policy = policy;
     entry.lastUsedAt = now;
     if (entry.retryAt > now) {
-      return { ok: false, error: `backing off after ${entry.failures} failure(s): ${entry.lastError ?? "unknown error"}`, retryAt: entry.retryAt, failures: entry.failures, skipped: true };
+      return {
+        ok: false,
+        error: `backing off after ${entry.failures} failure(s): ${entry.lastError ?? "unknown error"}`,
+        retryAt: entry.retryAt,
+        failures: entry.failures,
+        skipped: true,
+      };
     }
     const ttl = server.toolListTtl ?? defaultToolListTtlMs;
     if (entry.connection && !entry.connection.closed && entry.tools && !entry.stale && now - entry.listedAt < ttl) {

@@ -9,7 +9,7 @@
  */
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { compileInputSchema } from "../json-schema/compile-input-schema";
-import { validateToolArguments } from "../validate-tool-arguments";
+import { validateToolArguments } from "../engine/validate-tool-arguments";
 
 export class McpSchemaValidator implements jsonSchemaValidator {
   getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {

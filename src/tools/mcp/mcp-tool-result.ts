@@ -50,13 +50,19 @@ function answerOutcome(answer: { isError?: boolean; content?: unknown; structure
           type: part.type,
           mimeType: part.mimeType,
           bytes: Math.floor((String(part.data).length * 3) / 4),
-          note: passMedia ? "passed to the model as media" : options.media ? `not passed to the model: media over ${maxMediaChars} base64 characters` : "not passed to the model: its provider does not take media in tool results",
+          note: passMedia
+            ? "passed to the model as media"
+            : options.media
+              ? `not passed to the model: media over ${maxMediaChars} base64 characters`
+              : "not passed to the model: its provider does not take media in tool results",
         }
       : part,
   );
   if (!passMedia) return succeeded({ content: described });
   const parts: ModelContentPart[] = content.map((part) =>
-    isMedia(part) ? { type: "media", data: String(part.data), mediaType: String(part.mimeType) } : { type: "text", text: part.type === "text" ? String(part.text ?? "") : JSON.stringify(part) },
+    isMedia(part)
+      ? { type: "media", data: String(part.data), mediaType: String(part.mimeType) }
+      : { type: "text", text: part.type === "text" ? String(part.text ?? "") : JSON.stringify(part) },
   );
   return { type: "ok", value: { content: described }, content: parts };
 }

@@ -8,7 +8,7 @@
 import { parseJsonSafely } from "../../json";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
 import { readLimitedBody } from "../gateway/read-limited-body";
-import type { OpenApiProviderConfig } from "../providers/provider-config";
+import type { OpenApiProviderConfig } from "../config/provider-config";
 
 type Json = Record<string, unknown>;
 

@@ -11,8 +11,8 @@
  */
 import { joinPathToBase } from "../../security/pinned-request";
 import { checkInputSchema } from "../json-schema/check-input-schema";
-import { providerAllows } from "../providers/provider-config";
-import { providerToolName } from "../providers/tool-naming";
+import { providerAllows } from "../config/provider-config";
+import { providerToolName } from "../engine/tool-naming";
 import { dereference, SchemaConverter } from "./openapi-schema";
 
 type Json = Record<string, unknown>;
@@ -46,7 +46,10 @@ export function operationLabel(method: string, path: string): string {
 /** The longest operation path a document may give (real ones are a few dozen characters). */
 export const maxOperationPathLength = 2_048;
 
-export function operationsOf(document: Json, provider: { name: string; toolsAllowed?: string[]; toolsDenied?: string[] }): { operations: OpenApiOperation[]; skipped: SkippedOperation[] } {
+export function operationsOf(
+  document: Json,
+  provider: { name: string; toolsAllowed?: string[]; toolsDenied?: string[] },
+): { operations: OpenApiOperation[]; skipped: SkippedOperation[] } {
   const operations: OpenApiOperation[] = [];
   const skipped: SkippedOperation[] = [];
   const paths = isObject(document.paths) ? document.paths : {};
@@ -72,7 +75,15 @@ export function operationsOf(document: Json, provider: { name: string; toolsAllo
   return { operations, skipped };
 }
 
-function buildOperation(document: Json, providerName: string, path: string, method: (typeof methods)[number], operationId: string, item: Json, operation: Json): OpenApiOperation | { error: string } {
+function buildOperation(
+  document: Json,
+  providerName: string,
+  path: string,
+  method: (typeof methods)[number],
+  operationId: string,
+  item: Json,
+  operation: Json,
+): OpenApiOperation | { error: string } {
   // A document's path is joined onto the base URL: it must be a plain path, so it can never name another host or port.
   const pathProblem = operationPathProblem(path);
   if (pathProblem !== undefined) return { error: pathProblem };
@@ -108,7 +119,9 @@ function buildOperation(document: Json, providerName: string, path: string, meth
   const requestBody = dereference(document, operation.requestBody);
   if (isObject(requestBody) && isObject(requestBody.content)) {
     const content = requestBody.content;
-    const mediaType = Object.keys(content).find((type) => type === "application/json" || type.endsWith("+json")) ?? (content["application/x-www-form-urlencoded"] ? "application/x-www-form-urlencoded" : undefined);
+    const mediaType =
+      Object.keys(content).find((type) => type === "application/json" || type.endsWith("+json")) ??
+      (content["application/x-www-form-urlencoded"] ? "application/x-www-form-urlencoded" : undefined);
     if (!mediaType) {
       if (requestBody.required === true) return { error: `the request body's media types (${Object.keys(content).join(", ")}) are not supported; JSON and forms are` };
     } else {

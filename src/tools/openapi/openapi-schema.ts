@@ -53,14 +53,19 @@ export class SchemaConverter {
     for (const [key, value] of Object.entries(schema)) {
       if (key === "nullable" || key === "discriminator" || key === "xml" || key === "externalDocs") continue;
       if (Array.isArray(value)) converted[key] = value.map((item) => this.convert(item, depth + 1));
-      else if (isObject(value)) converted[key] = key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" ? this.#convertMap(value, depth) : this.convert(value, depth + 1);
+      else if (isObject(value))
+        converted[key] =
+          key === "properties" || key === "patternProperties" || key === "$defs" || key === "definitions" ? this.#convertMap(value, depth) : this.convert(value, depth + 1);
       else converted[key] = value;
     }
     if (schema.nullable === true) {
       if (typeof converted.type === "string") converted.type = [converted.type, "null"];
       else if (Array.isArray(converted.type) && !converted.type.includes("null")) converted.type = [...converted.type, "null"];
     }
-    for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    for (const [flag, bound] of [
+      ["exclusiveMinimum", "minimum"],
+      ["exclusiveMaximum", "maximum"],
+    ] as const) {
       if (typeof converted[flag] === "boolean") {
         if (converted[flag] === true && typeof converted[bound] === "number") {
           converted[flag] = converted[bound];

@@ -14,8 +14,8 @@ import { urlPolicyOf } from "../../security/url-policy";
 import { sendGatewayRequest, type GatewayToolResult } from "../gateway/execute-gateway-tool";
 import type { GatewayRequest } from "../gateway/build-gateway-request";
 import { fillHeaders } from "../gateway/fill-headers";
-import { fillUrlTemplate } from "../gateway/fill-url-template";
-import { argumentText } from "../gateway/template-arguments";
+import { fillUrlTemplate } from "../templates/fill-url-template";
+import { argumentText } from "../templates/template-arguments";
 import type { OpenApiOperation } from "./openapi-operations";
 
 type Built = { ok: true; request: GatewayRequest } | { ok: false; error: string; kind: "validation" | "permission" };

@@ -3,12 +3,14 @@
  * for each listed agent. A call gives the agent a task and waits for its
  * final answer (`run-subagent-call.ts`).
  */
-import { subagentInputSchema } from "../engine/configured-tools";
+import { subagentInputSchema } from "./configured-tools";
 import { runSubagentCall } from "../subagents/run-subagent-call";
-import type { AgentsProviderConfig } from "./provider-config";
-import { providerAllows } from "./provider-config";
-import { providerToolName } from "./tool-naming";
+import type { AgentsProviderConfig } from "../config/provider-config";
+import { providerAllows } from "../config/provider-config";
+import { providerToolName } from "../engine/tool-naming";
 import type { ProvidedTool, ToolProvider } from "./tool-provider";
+import type { PendingCallContext } from "../engine/run-pending-call";
+import type { SettingsAccess } from "../engine/tool-context";
 
 /** The tools an agents provider offers (known when the agent is saved). */
 export function agentProviderTools(provider: AgentsProviderConfig): { name: string; agent: AgentsProviderConfig["agents"][number] }[] {
@@ -26,12 +28,14 @@ export function agentsProvider(provider: AgentsProviderConfig): ToolProvider {
         resolved: {
           name,
           provider: provider.name,
-          description: agent.description ?? `Give the agent "${agent.name}" a task. It works on it in its own cycles and its final answer comes back as this tool's result ({answer, agentId, runId}).`,
+          description:
+            agent.description ??
+            `Give the agent "${agent.name}" a task. It works on it in its own cycles and its final answer comes back as this tool's result ({answer, agentId, runId}).`,
           inputSchema: subagentInputSchema,
           display: { name, visible: provider.visible, defaultVisible: false, display: provider.display },
           pending: { cardStatus: "running" },
           policy: { queue: provider.queue },
-          run: (runContext, call) =>
+          run: (runContext: PendingCallContext & SettingsAccess, call) =>
             runSubagentCall(
               runContext,
               {

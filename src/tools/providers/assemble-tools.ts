@@ -6,10 +6,10 @@
  * (`engine/tool-pipeline.ts`): journal, approval, validation, cards, cache,
  * queue, output limit, context budget and statistics, once.
  */
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
+import type { ToolContext } from "../engine/tool-context";
+import type { ToolStreamObserver } from "../engine/tool-stream-observer";
 import type { PipelineTool } from "../engine/tool-pipeline";
-import { ToolNames } from "./tool-naming";
+import { ToolNames } from "../engine/tool-naming";
 import { type ProviderTools, providedName, type ToolProvider } from "./tool-provider";
 
 export type ProviderInstructions = { provider: string; kind: string; text: string };

@@ -4,7 +4,7 @@
  * nor changes which built-ins exist.
  */
 import { createBuiltinTools } from "../builtins/create-builtin-tools";
-import { SerialQueue } from "../serial-queue";
+import { SerialQueue } from "../engine/serial-queue";
 import type { ToolProvider } from "./tool-provider";
 
 export const builtinProviderName = "builtin";

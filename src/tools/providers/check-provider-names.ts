@@ -7,13 +7,13 @@
  * a collision is refused with an error naming both tools. Tools known only
  * at discovery (MCP servers, OpenAPI documents by URL) are checked then.
  */
-import { builtinToolNames } from "../builtin-tool-names";
+import { builtinToolNames } from "../config/builtin-tool-names";
 import { documentProblem } from "../openapi/openapi-document";
 import { operationLabel, operationsOf } from "../openapi/openapi-operations";
-import type { ToolSettings } from "../tool-context";
+import type { ToolSettings } from "../engine/tool-context";
 import { agentProviderTools } from "./agents-provider";
 import { outputReaderName } from "./output-reader";
-import { ToolNames } from "./tool-naming";
+import { ToolNames } from "../engine/tool-naming";
 
 export type NameProblem = { path: (string | number)[]; message: string };
 
@@ -51,7 +51,8 @@ export function checkProviderNames(config: CheckedConfig): NameProblem[] {
     if (provider.type === "agents") {
       if (provider.cache) problems.push({ path: [...path, "cache"], message: "A sub-agent answers later, by itself: its answers cannot be cached" });
       for (const allowed of provider.toolsAllowed ?? []) {
-        if (!provider.agents.some((agent) => agent.name === allowed || agent.agentId === allowed)) problems.push({ path: [...path, "toolsAllowed"], message: `"${allowed}" names none of the agents listed` });
+        if (!provider.agents.some((agent) => agent.name === allowed || agent.agentId === allowed))
+          problems.push({ path: [...path, "toolsAllowed"], message: `"${allowed}" names none of the agents listed` });
       }
       const seen = new Set<string>();
       provider.agents.forEach((agent, agentIndex) => {

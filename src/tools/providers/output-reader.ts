@@ -14,8 +14,8 @@ import { compileSafePattern, PatternBudget, searchBudgetUnits } from "../../secu
 import { readOutput } from "../engine/output-store";
 import { headOf } from "../engine/limit-output";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
-import type { ToolContext } from "../tool-context";
-import { formatArgumentError, validateToolArguments } from "../validate-tool-arguments";
+import type { PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
+import { formatArgumentError, validateToolArguments } from "../engine/validate-tool-arguments";
 import type { ToolProvider } from "./tool-provider";
 
 export const outputReaderName = "read_output";
@@ -38,7 +38,7 @@ const inputSchema = {
 
 type ReadInput = { handle: string; offset?: number; limit?: number; grep?: string; regex?: boolean; ignoreCase?: boolean };
 
-export async function readStoredOutput(context: ToolContext, input: unknown): Promise<ToolOutcome> {
+export async function readStoredOutput(context: RunIdentity & PlatformAccess & SettingsAccess, input: unknown): Promise<ToolOutcome> {
   const validation = validateToolArguments(inputSchema, input);
   if (!validation.ok) return failed(formatArgumentError(outputReaderName, validation.problems), "validation");
   const args = input as ReadInput;
@@ -78,9 +78,7 @@ export async function readStoredOutput(context: ToolContext, input: unknown): Pr
     return true;
   });
   const stopped =
-    searched.stopped === "over-budget"
-      ? { stoppedAt: { line: searched.line + 1, offset: bytesBefore + utf8Length(text, counted, searched.at) }, note: stoppedNote }
-      : {};
+    searched.stopped === "over-budget" ? { stoppedAt: { line: searched.line + 1, offset: bytesBefore + utf8Length(text, counted, searched.at) }, note: stoppedNote } : {};
   return succeeded({
     handle: args.handle,
     bytes: read.output.bytes,
@@ -114,7 +112,7 @@ export function outputReaderProvider(): ToolProvider {
   return {
     name: "builtin",
     kind: "outputs",
-    async load(context) {
+    async load(context: RunIdentity & PlatformAccess & SettingsAccess) {
       const tool: Tool = dynamicTool({
         description: "Read a whole tool output that was too large to show: by byte range (offset, limit), or the lines matching grep.",
         inputSchema: jsonSchema(inputSchema),

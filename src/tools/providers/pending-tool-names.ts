@@ -3,7 +3,7 @@
  * space, sub-agents): when a run fails, such a call stays answerable and its
  * late result reaches the inbox, so the run record shows it `pending`.
  */
-import type { ToolSettings } from "../tool-context";
+import type { ToolSettings } from "../engine/tool-context";
 import { agentProviderTools } from "./agents-provider";
 
 export function pendingToolNames(config: ToolSettings): Set<string> {

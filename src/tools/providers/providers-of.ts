@@ -4,9 +4,9 @@
  * agent's configured tools, then `providers` and `mcp.servers` in config
  * order.
  */
-import { mcpProvider } from "../mcp/mcp-provider";
-import { openApiProvider } from "../openapi/openapi-provider";
-import type { ToolSettings } from "../tool-context";
+import { mcpProvider } from "./mcp-provider";
+import { openApiProvider } from "./openapi-provider";
+import type { ToolSettings } from "../engine/tool-context";
 import { agentsProvider } from "./agents-provider";
 import { builtinProvider } from "./builtin-provider";
 import { configuredProvider } from "./configured-provider";

@@ -3,15 +3,15 @@
  * ToolProvider): the built-ins, the output reader, the agent's configured
  * tools, OpenAPI sources, sub-agents and MCP servers each produce their
  * tools through it. A provider's tools are named `{provider}__{tool}`
- * (`tool-naming.ts`), except the built-ins' and the configured tools', which
+ * (`engine/tool-naming.ts`), except the built-ins' and the configured tools', which
  * keep the names the contract gives them. Every call of either kind goes
  * through the tool pipeline (`engine/tool-pipeline.ts`); raw tools (the
  * built-ins) skip its stages about cards, the cache and queues.
  */
 import type { Tool } from "ai";
 import type { ResolvedTool } from "../engine/resolved-tool";
-import type { ToolContext } from "../tool-context";
-import type { ToolStreamObserver } from "../tool-stream-observer";
+import type { ToolContext } from "../engine/tool-context";
+import type { ToolStreamObserver } from "../engine/tool-stream-observer";
 
 export type ProviderKind = "builtin" | "outputs" | "tools" | "openapi" | "agents" | "mcp";
 

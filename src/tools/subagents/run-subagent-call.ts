@@ -10,9 +10,8 @@
  */
 import { getPendingCall } from "../engine/pending-calls";
 import type { InlineCall } from "../engine/resolved-tool";
-import { runPendingCall } from "../engine/run-pending-call";
+import { type PendingCallContext, runPendingCall } from "../engine/run-pending-call";
 import { failed, type ToolOutcome } from "../engine/tool-outcome";
-import type { ToolContext } from "../tool-context";
 
 export const defaultMaxDepth = 3;
 /** No configuration goes deeper than this (the hop guard's bound). */
@@ -29,11 +28,14 @@ export function taskText(args: unknown): string {
   return JSON.stringify(args ?? null);
 }
 
-export async function runSubagentCall(context: ToolContext, settings: SubagentSettings, call: InlineCall): Promise<ToolOutcome> {
+export async function runSubagentCall(context: PendingCallContext, settings: SubagentSettings, call: InlineCall): Promise<ToolOutcome> {
   const maxDepth = Math.min(settings.maxDepth ?? defaultMaxDepth, maxSubagentDepth);
   const depth = context.depth + 1;
   if (depth > maxDepth) {
-    return failed(`Tool "${call.toolName}" cannot hand a task on: sub-agent calls may nest ${maxDepth} deep and this cycle already works on a task ${context.depth} deep`, "permission");
+    return failed(
+      `Tool "${call.toolName}" cannot hand a task on: sub-agent calls may nest ${maxDepth} deep and this cycle already works on a task ${context.depth} deep`,
+      "permission",
+    );
   }
   return runPendingCall(
     context,
@@ -43,7 +45,7 @@ export async function runSubagentCall(context: ToolContext, settings: SubagentSe
       timeoutMs: settings.timeoutMs,
       expiresIn: settings.expiresIn,
       handOff: async () => {
-        const delivered = await context.toolRuntime.delegate(settings.agentId, {
+        const delivered = await context.toolRuntime.outbox.delegate(settings.agentId, {
           type: "agent_task",
           toolCallId: call.toolCallId,
           toolName: call.toolName,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt } from "../../../src/agents/system-prompt";
-import { selectedBuiltinNames } from "../../../src/tools/builtin-tool-names";
+import { selectedBuiltinNames } from "../../../src/tools/config/builtin-tool-names";
 import { secret } from "../../support/api";
 import { waitForRuns } from "../../support/agents";
 import { catalogueAgent } from "../../support/catalogue";
@@ -10,9 +10,33 @@ const base = { agent: { name: "conf" }, model: { provider: "scripted", turns: []
 describe("choosing built-ins per agent", () => {
   it("without builtins an agent has the contract's built-ins and wait_for_results, nothing else", async () => {
     expect([...selectedBuiltinNames({})].sort()).toEqual(
-      ["delete_goals", "delete_memories", "delete_plans", "enter_space", "get_goals", "get_memories", "get_plans", "leave_space", "read_messages", "send_message", "set_goals", "set_memories", "set_plans", "skip", "wait_for_results"].sort(),
+      [
+        "delete_goals",
+        "delete_memories",
+        "delete_plans",
+        "enter_space",
+        "get_goals",
+        "get_memories",
+        "get_plans",
+        "leave_space",
+        "read_messages",
+        "send_message",
+        "set_goals",
+        "set_memories",
+        "set_plans",
+        "skip",
+        "wait_for_results",
+      ].sort(),
     );
-    const world = await catalogueAgent({}, () => [{ toolCalls: [{ name: "current_time", args: {} }, { name: "get_goals", args: {} }, { name: "skip", args: {} }] }]);
+    const world = await catalogueAgent({}, () => [
+      {
+        toolCalls: [
+          { name: "current_time", args: {} },
+          { name: "get_goals", args: {} },
+          { name: "skip", args: {} },
+        ],
+      },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls.map((call) => [call.toolName, call.status])).toEqual([
@@ -27,7 +51,14 @@ describe("choosing built-ins per agent", () => {
       ["current_time", "date_add", "date_diff", "notes_append", "notes_list", "notes_patch", "notes_read", "notes_write"].sort(),
     );
     const world = await catalogueAgent({ builtins: ["spaces", "time"], deniedTools: ["sleep", "send_message"] }, () => [
-      { toolCalls: [{ name: "sleep", args: { seconds: 1 } }, { name: "send_message", args: { text: "x" } }, { name: "current_time", args: {} }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "sleep", args: { seconds: 1 } },
+          { name: "send_message", args: { text: "x" } },
+          { name: "current_time", args: {} },
+          { name: "skip", args: {} },
+        ],
+      },
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
@@ -70,7 +101,10 @@ describe("the system prompt describes only what the agent has", () => {
   });
 
   it("with only catalogue groups, the contract's sections are gone and the groups' sections are there", () => {
-    const prompt = buildSystemPrompt({ ...input, builtins: { groups: new Set(["time"]), names: new Set(["current_time", "date_add"]), sections: ["## Time\nYour time tools: current_time, date_add."] } });
+    const prompt = buildSystemPrompt({
+      ...input,
+      builtins: { groups: new Set(["time"]), names: new Set(["current_time", "date_add"]), sections: ["## Time\nYour time tools: current_time, date_add."] },
+    });
     for (const text of ["## Your spaces", "Active space:", "## Goals", "## Memories", "## Plans", "send_message", "skip"]) expect(prompt).not.toContain(text);
     expect(prompt).toContain("## Time\nYour time tools: current_time, date_add.");
     expect(prompt).toContain("## How you work");

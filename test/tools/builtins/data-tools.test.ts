@@ -8,11 +8,19 @@ const data = createDataTools(toolContext());
 
 describe("data tools", () => {
   it("json_query runs JMESPath (community edition) on a value or on JSON text", async () => {
-    const people = { people: [{ name: "Ada", age: 36, team: "core" }, { name: "Grace", age: 45, team: "core" }, { name: "Linus", age: 28, team: "edge" }] };
+    const people = {
+      people: [
+        { name: "Ada", age: 36, team: "core" },
+        { name: "Grace", age: 45, team: "core" },
+        { name: "Linus", age: 28, team: "edge" },
+      ],
+    };
     expect(okValue(await callTool(data, "json_query", { data: people, expression: "people[?age > `30`].name" }))).toEqual({ result: ["Ada", "Grace"] });
     expect(okValue(await callTool(data, "json_query", { json: JSON.stringify(people), expression: "sort_by(people, &age)[0].name" }))).toEqual({ result: "Linus" });
     expect(okValue(await callTool(data, "json_query", { data: people, expression: "group_by(people, &team).core[*].name" }))).toEqual({ result: ["Ada", "Grace"] });
-    expect(okValue(await callTool(data, "json_query", { data: people, expression: "let $n = length(people) in {count: $n, names: join(', ', people[*].name)}" }))).toEqual({ result: { count: 3, names: "Ada, Grace, Linus" } });
+    expect(okValue(await callTool(data, "json_query", { data: people, expression: "let $n = length(people) in {count: $n, names: join(', ', people[*].name)}" }))).toEqual({
+      result: { count: 3, names: "Ada, Grace, Linus" },
+    });
     expect(okValue(await callTool(data, "json_query", { data: people, expression: "missing" }))).toEqual({ result: null });
     expect(errorOf(await callTool(data, "json_query", { data: people, expression: "people[?" }))).toContain("Invalid JMESPath expression");
     expect(errorOf(await callTool(data, "json_query", { json: "{nope", expression: "a" }))).toContain("not valid JSON");
@@ -41,7 +49,11 @@ describe("data tools", () => {
   });
 
   it("hash: SHA-256 by default, other algorithms, base64, and HMAC", async () => {
-    expect(okValue(await callTool(data, "hash", { text: "abc" }))).toEqual({ hash: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", algorithm: "SHA-256", encoding: "hex" });
+    expect(okValue(await callTool(data, "hash", { text: "abc" }))).toEqual({
+      hash: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+      algorithm: "SHA-256",
+      encoding: "hex",
+    });
     expect(okValue(await callTool(data, "hash", { text: "abc", algorithm: "MD5" }))).toMatchObject({ hash: "900150983cd24fb0d6963f7d28e17f72" });
     expect(okValue(await callTool(data, "hash", { text: "abc", algorithm: "SHA-1", encoding: "base64" }))).toMatchObject({ hash: "qZk+NkcGgWq6PiVxeFDCbJzQ2J0=" });
     expect(okValue(await callTool(data, "hash", { text: "The quick brown fox jumps over the lazy dog", hmacKey: "key" }))).toMatchObject({
@@ -71,12 +83,33 @@ describe("data tools", () => {
       ],
       rowCount: 2,
     });
-    expect(okValue(await callTool(data, "csv_to_json", { csv: "a;b\n1;2", delimiter: ";", header: false }))).toEqual({ rows: [["a", "b"], ["1", "2"]], rowCount: 2 });
+    expect(okValue(await callTool(data, "csv_to_json", { csv: "a;b\n1;2", delimiter: ";", header: false }))).toEqual({
+      rows: [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+      rowCount: 2,
+    });
     expect(errorOf(await callTool(data, "csv_to_json", { csv: 'a,"open' }))).toContain("never closed");
-    const back = okValue<{ csv: string }>(await callTool(data, "json_to_csv", { rows: [{ name: "Ada", notes: 'likes "tea", cake', extra: { n: 1 } }, { name: "Grace", age: 45 }] }));
+    const back = okValue<{ csv: string }>(
+      await callTool(data, "json_to_csv", {
+        rows: [
+          { name: "Ada", notes: 'likes "tea", cake', extra: { n: 1 } },
+          { name: "Grace", age: 45 },
+        ],
+      }),
+    );
     expect(back.csv).toBe('name,notes,extra,age\r\nAda,"likes ""tea"", cake","{""n"":1}",\r\nGrace,,,45');
     const parsed = parseCsv(back.csv);
     expect(parsed.ok && parsed.rows[1]).toEqual(["Ada", 'likes "tea", cake', '{"n":1}', ""]);
-    expect(toCsv([[1, "a,b"], [2, null]], { columns: ["n", "v"] })).toBe('n,v\r\n1,"a,b"\r\n2,');
+    expect(
+      toCsv(
+        [
+          [1, "a,b"],
+          [2, null],
+        ],
+        { columns: ["n", "v"] },
+      ),
+    ).toBe('n,v\r\n1,"a,b"\r\n2,');
   });
 });

@@ -20,10 +20,19 @@ describe("files: R2 under the folders the config allows", () => {
   it("write, read (lines), info, list (flat and recursive), move, delete", async () => {
     const [reports] = folders("reports");
     const files = createFileTools(toolContext({ config: { files: { prefixes: [`${reports}/`] } } }));
-    expect(okValue(await callTool(files, "write_file", { path: `${reports}/q3.md`, content: "# Q3\nrevenue up\ncosts flat\n" }))).toEqual({ path: `${reports}/q3.md`, size: 27, created: true });
+    expect(okValue(await callTool(files, "write_file", { path: `${reports}/q3.md`, content: "# Q3\nrevenue up\ncosts flat\n" }))).toEqual({
+      path: `${reports}/q3.md`,
+      size: 27,
+      created: true,
+    });
     okValue(await callTool(files, "write_file", { path: `${reports}/2026/jan.csv`, content: "a,b\n1,2\n", contentType: "text/csv" }));
 
-    expect(okValue(await callTool(files, "read_file", { path: `${reports}/q3.md`, offset: 2, limit: 2 }))).toMatchObject({ content: "revenue up\ncosts flat", totalLines: 4, fromLine: 2, toLine: 3 });
+    expect(okValue(await callTool(files, "read_file", { path: `${reports}/q3.md`, offset: 2, limit: 2 }))).toMatchObject({
+      content: "revenue up\ncosts flat",
+      totalLines: 4,
+      fromLine: 2,
+      toLine: 3,
+    });
     expect(okValue(await callTool(files, "get_file_info", { path: `${reports}/2026/jan.csv` }))).toMatchObject({ exists: true, size: 8, contentType: "text/csv" });
     expect(okValue(await callTool(files, "get_file_info", { path: `${reports}/none.md` }))).toEqual({ path: `${reports}/none.md`, exists: false });
 
@@ -34,7 +43,10 @@ describe("files: R2 under the folders the config allows", () => {
     expect(deep.files.map((file) => file.path).sort()).toEqual([`${reports}/2026/jan.csv`, `${reports}/q3.md`]);
     expect(okValue(await callTool(files, "list_files", {}))).toEqual({ path: "", folders: [`${reports}/`], files: [] });
 
-    expect(okValue(await callTool(files, "move_file", { from: `${reports}/q3.md`, to: `${reports}/archive/q3.md` }))).toEqual({ from: `${reports}/q3.md`, to: `${reports}/archive/q3.md` });
+    expect(okValue(await callTool(files, "move_file", { from: `${reports}/q3.md`, to: `${reports}/archive/q3.md` }))).toEqual({
+      from: `${reports}/q3.md`,
+      to: `${reports}/archive/q3.md`,
+    });
     expect(await allKeys(`files/${reports}/`)).toEqual([`files/${reports}/2026/jan.csv`, `files/${reports}/archive/q3.md`]);
     okValue(await callTool(files, "write_file", { path: `${reports}/other.md`, content: "x" }));
     expect(errorOf(await callTool(files, "move_file", { from: `${reports}/other.md`, to: `${reports}/archive/q3.md` }))).toContain("overwrite: true");
@@ -55,9 +67,28 @@ describe("files: R2 under the folders the config allows", () => {
     const [docs] = folders("docs");
     const files = createFileTools(toolContext({ config: { files: { prefixes: [docs] } } }));
     okValue(await callTool(files, "write_file", { path: `${docs}/a.md`, content: "one two three two" }));
-    expect(errorOf(await callTool(files, "edit_file", { path: `${docs}/a.md`, edits: [{ oldText: "one", newText: "1" }, { oldText: "two", newText: "2" }] }))).toContain("Edit 2 of 2: oldText occurs 2 times");
+    expect(
+      errorOf(
+        await callTool(files, "edit_file", {
+          path: `${docs}/a.md`,
+          edits: [
+            { oldText: "one", newText: "1" },
+            { oldText: "two", newText: "2" },
+          ],
+        }),
+      ),
+    ).toContain("Edit 2 of 2: oldText occurs 2 times");
     expect(okValue<{ content: string }>(await callTool(files, "read_file", { path: `${docs}/a.md` })).content).toBe("one two three two");
-    okValue(await callTool(files, "edit_file", { path: `${docs}/a.md`, edits: [{ oldText: "one", newText: "1" }, { oldText: "two three", newText: "2 3" }, { oldText: "3 two", newText: "3 II" }] }));
+    okValue(
+      await callTool(files, "edit_file", {
+        path: `${docs}/a.md`,
+        edits: [
+          { oldText: "one", newText: "1" },
+          { oldText: "two three", newText: "2 3" },
+          { oldText: "3 two", newText: "3 II" },
+        ],
+      }),
+    );
     expect(okValue<{ content: string }>(await callTool(files, "read_file", { path: `${docs}/a.md` })).content).toBe("1 2 3 II");
     expect(errorOf(await callTool(files, "edit_file", { path: `${docs}/none.md`, edits: [{ oldText: "a", newText: "b" }] }))).toContain("No file");
   });
@@ -158,7 +189,9 @@ describe("files: R2 under the folders the config allows", () => {
       expect(status, JSON.stringify(prefixes)).toBe(400);
       expect(body.error.details[0].path).toBe("config.files.prefixes.0");
     }
-    const missing = await secret<{ error: { details: { path: string }[] } }>("/api/agents", { body: { config: { agent: { name: "f" }, model: { provider: "scripted", turns: [] }, builtins: ["files"] } } });
+    const missing = await secret<{ error: { details: { path: string }[] } }>("/api/agents", {
+      body: { config: { agent: { name: "f" }, model: { provider: "scripted", turns: [] }, builtins: ["files"] } },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details[0].path).toBe("config.files");
   });

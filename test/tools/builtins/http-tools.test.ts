@@ -32,9 +32,23 @@ describe("http_request", () => {
   it("follows redirects of GET, checking each hop by the URL policy", async () => {
     expect(okValue(await callTool(http, "http_request", { url: "http://pages.test/redirect" }))).toMatchObject({ status: 200, url: "http://pages.test/article" });
     expect(errorOf(await callTool(http, "http_request", { url: "http://pages.test/loop" }))).toContain("Too many redirects");
-    const refused = await sendOutboundRequest({ url: "http://pages.test/to-private", method: "GET", timeoutMs: 5_000, maxBytes: 1_000, maxRedirects: 5, env: { ALLOW_PRIVATE_URLS: "false" } });
+    const refused = await sendOutboundRequest({
+      url: "http://pages.test/to-private",
+      method: "GET",
+      timeoutMs: 5_000,
+      maxBytes: 1_000,
+      maxRedirects: 5,
+      env: { ALLOW_PRIVATE_URLS: "false" },
+    });
     expect(refused).toMatchObject({ ok: false, error: expect.stringContaining("Cannot call http://127.0.0.1:9/secret") });
-    const direct = await sendOutboundRequest({ url: "http://localhost:8787/api/agents", method: "GET", timeoutMs: 5_000, maxBytes: 1_000, maxRedirects: 5, env: { ALLOW_PRIVATE_URLS: "false" } });
+    const direct = await sendOutboundRequest({
+      url: "http://localhost:8787/api/agents",
+      method: "GET",
+      timeoutMs: 5_000,
+      maxBytes: 1_000,
+      maxRedirects: 5,
+      env: { ALLOW_PRIVATE_URLS: "false" },
+    });
     expect(direct).toMatchObject({ ok: false, error: expect.stringContaining("ALLOW_PRIVATE_URLS") });
     expect(errorOf(await callTool(http, "http_request", { url: "file:///etc/passwd" }))).toContain("http(s)");
   });
@@ -88,7 +102,14 @@ describe("fetch_page", () => {
   });
 
   it("runs inside a cycle like any built-in (an agent with the http group)", async () => {
-    const world = await catalogueAgent({ builtins: ["spaces", "http"] }, () => [{ toolCalls: [{ name: "fetch_page", args: { url: "http://pages.test/article" } }, { name: "skip", args: {} }] }]);
+    const world = await catalogueAgent({ builtins: ["spaces", "http"] }, () => [
+      {
+        toolCalls: [
+          { name: "fetch_page", args: { url: "http://pages.test/article" } },
+          { name: "skip", args: {} },
+        ],
+      },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls[0]).toMatchObject({ toolName: "fetch_page", status: "completed", result: { title: "The Switchboard & friends" } });

@@ -24,7 +24,13 @@ const pngMagic = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 describe("generate_image (the images group)", () => {
   it("draws with the agent's image model, keeps the image in R2 and shows it in the active space as an image part members can open", async () => {
     const world = await catalogueAgent({ builtins: ["spaces", "images"], images: { provider: "scripted" } }, (spaceId) => [
-      { toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "generate_image", args: { prompt: "a lighthouse at dusk" } }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "generate_image", args: { prompt: "a lighthouse at dusk" } },
+          { name: "skip", args: {} },
+        ],
+      },
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
@@ -35,7 +41,16 @@ describe("generate_image (the images group)", () => {
     expect([...new Uint8Array(await (stored as R2ObjectBody).arrayBuffer()).subarray(0, 8)]).toEqual(pngMagic);
 
     const [message] = (await messagesOf(world.spaceId)).filter((entry) => entry.entityId === world.agent.entityId);
-    expect(message.parts).toEqual([{ type: "image", url: (drawn?.result as { url: string }).url, mediaType: "image/png", alt: "a lighthouse at dusk", expiresAt: expect.any(String), toolCallId: drawn?.toolCallId }]);
+    expect(message.parts).toEqual([
+      {
+        type: "image",
+        url: (drawn?.result as { url: string }).url,
+        mediaType: "image/png",
+        alt: "a lighthouse at dusk",
+        expiresAt: expect.any(String),
+        toolCallId: drawn?.toolCallId,
+      },
+    ]);
     const download = await call(message.parts?.[0].url ?? "", { headers: await memberHeaders(world.person) });
     expect(download.status).toBe(200);
     expect(download.headers.get("content-type")).toBe("image/png");
@@ -55,7 +70,15 @@ describe("generate_image (the images group)", () => {
       "generate_image shows the image in a space: enter_space first, or give spaceId",
       'You are not a member of space "spc_not_mine"',
     ]);
-    const inSpace = await catalogueAgent({ builtins: ["spaces", "images"] }, (spaceId) => [{ toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "generate_image", args: { prompt: "x" } }, { name: "skip", args: {} }] }]);
+    const inSpace = await catalogueAgent({ builtins: ["spaces", "images"] }, (spaceId) => [
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "generate_image", args: { prompt: "x" } },
+          { name: "skip", args: {} },
+        ],
+      },
+    ]);
     await inSpace.wake();
     const [failedRun] = await waitForRuns(inSpace.agent.id, 1);
     expect((failedRun.toolCalls[1].result as { error: string }).error).toContain("needs the Workers AI binding");
@@ -73,7 +96,13 @@ describe("the image-generator execution type", () => {
   it("an OpenAI image model through the AI SDK: the card completes with the image as an image part", async () => {
     const before = (await openaiRequests()).length;
     const world = await catalogueAgent({ tools: [openaiTool()] }, (spaceId) => [
-      { toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "drawBanner", args: { prompt: "a campaign banner" } }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "drawBanner", args: { prompt: "a campaign banner" } },
+          { name: "skip", args: {} },
+        ],
+      },
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
@@ -93,7 +122,13 @@ describe("the image-generator execution type", () => {
 
   it("a minimal tool's image is not shown to public-key clients", async () => {
     const world = await catalogueAgent({ tools: [{ ...openaiTool(), name: "drawPrivate", display: { mode: "minimal" } }] }, (spaceId) => [
-      { toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "drawPrivate", args: { prompt: "private" } }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "drawPrivate", args: { prompt: "private" } },
+          { name: "skip", args: {} },
+        ],
+      },
     ]);
     await world.wake();
     await waitForRuns(world.agent.id, 1);
@@ -116,7 +151,9 @@ describe("the image-generator execution type", () => {
 
   it("configs are checked at save: reserved key names, a baseURL outside the URL policy, an unknown provider", async () => {
     const base = { agent: { name: "imgs" }, model: { provider: "scripted", turns: [] } };
-    const reserved = await secret<{ error: { details: { path: string }[] } }>("/api/agents", { body: { config: { ...base, tools: [openaiTool({ execution: { provider: "openai", apiKeyEnv: "JWT_SECRET" } })] } } });
+    const reserved = await secret<{ error: { details: { path: string }[] } }>("/api/agents", {
+      body: { config: { ...base, tools: [openaiTool({ execution: { provider: "openai", apiKeyEnv: "JWT_SECRET" } })] } },
+    });
     expect(reserved.status).toBe(400);
     expect(reserved.body.error.details[0].path).toBe("config.tools.0.execution.apiKeyEnv");
     const badUrl = await secret("/api/agents", { body: { config: { ...base, images: { provider: "openai", baseURL: "ftp://x" } } } });
@@ -138,6 +175,9 @@ describe("the image-generator execution type", () => {
     const result = await generateImage({ model: made.model, prompt: "a fox", size: "512x512" });
     expect(result.image.mediaType).toBe("image/png");
     expect(calls).toEqual([{ model: "@cf/black-forest-labs/flux-1-schnell", inputs: expect.objectContaining({ prompt: "a fox", width: 512, height: 512 }) }]);
-    expect(await createImageModel({ provider: "openai" }, { ...env, OPENAI_API_KEY: undefined })).toEqual({ ok: false, error: "The openai image provider needs an API key: set the OPENAI_API_KEY secret" });
+    expect(await createImageModel({ provider: "openai" }, { ...env, OPENAI_API_KEY: undefined })).toEqual({
+      ok: false,
+      error: "The openai image provider needs an API key: set the OPENAI_API_KEY secret",
+    });
   });
 });

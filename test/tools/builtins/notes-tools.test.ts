@@ -24,7 +24,11 @@ describe("notes: an agent's markdown documents in R2", () => {
     const whole = okValue<{ content: string; totalLines: number }>(await callTool(notes, "notes_read", { path: "people/ada.md" }));
     expect(whole.content).toBe("# Ada\n\n> Summary: Who Ada is\n\nWorks on engines.\nLikes tea.");
     expect(whole.totalLines).toBe(6);
-    expect(okValue(await callTool(notes, "notes_read", { path: "people/ada.md", fromLine: 5, toLine: 6 }))).toMatchObject({ content: "Works on engines.\nLikes tea.", fromLine: 5, toLine: 6 });
+    expect(okValue(await callTool(notes, "notes_read", { path: "people/ada.md", fromLine: 5, toLine: 6 }))).toMatchObject({
+      content: "Works on engines.\nLikes tea.",
+      fromLine: 5,
+      toLine: 6,
+    });
     expect(errorOf(await callTool(notes, "notes_read", { path: "people/ada.md", fromLine: 40 }))).toContain("past its end");
 
     okValue(await callTool(notes, "notes_append", { path: "people/ada.md", entry: "- 2026-11-20: asked about R2", summary: "Who Ada is and what she asked" }));

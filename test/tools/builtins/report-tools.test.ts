@@ -4,7 +4,14 @@ import { createAgent, scriptedConfig, settledRuns, waitForRuns } from "../../sup
 import { catalogueAgent } from "../../support/catalogue";
 import { openSse } from "../../support/stream-client";
 
-type SpaceMessage = { id: string; entityId: string; role: string; text?: string; status: string; parts?: { type: string; toolCallId: string; toolName?: string; args?: Record<string, unknown>; status?: string; customUI?: string }[] };
+type SpaceMessage = {
+  id: string;
+  entityId: string;
+  role: string;
+  text?: string;
+  status: string;
+  parts?: { type: string; toolCallId: string; toolName?: string; args?: Record<string, unknown>; status?: string; customUI?: string }[];
+};
 
 async function messagesOf(spaceId: string): Promise<SpaceMessage[]> {
   return (await secret<{ messages: SpaceMessage[] }>(`/api/spaces/${spaceId}/messages?afterSeq=0`)).body.messages;
@@ -23,7 +30,12 @@ describe("final_report", () => {
     const report = run.toolCalls.find((call) => call.toolName === "final_report");
     expect(report).toMatchObject({ status: "completed", result: { recorded: true, posted: true, spaceId: world.spaceId } });
     expect(run.notes).toEqual([
-      expect.objectContaining({ kind: "final_report", toolCallId: report?.toolCallId, message: "success: All **three** checks passed.", report: { status: "success", format: "markdown", content: "All **three** checks passed.", metadata: { checks: 3 } } }),
+      expect.objectContaining({
+        kind: "final_report",
+        toolCallId: report?.toolCallId,
+        message: "success: All **three** checks passed.",
+        report: { status: "success", format: "markdown", content: "All **three** checks passed.", metadata: { checks: 3 } },
+      }),
     ]);
     const posted = (await messagesOf(world.spaceId)).filter((message) => message.entityId === world.agent.entityId);
     expect(posted.map((message) => message.text)).toEqual(["All **three** checks passed."]);
@@ -50,9 +62,19 @@ describe("final_report", () => {
 describe("task_status", () => {
   it("shows one live card per cycle in the active space, updated in place", async () => {
     const world = await catalogueAgent({ builtins: ["spaces", "reports"] }, (spaceId) => [
-      { toolCalls: [{ name: "enter_space", args: { spaceId } }, { name: "task_status", args: { status: "starting", now: "reading the brief" } }] },
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "task_status", args: { status: "starting", now: "reading the brief" } },
+        ],
+      },
       { toolCalls: [{ name: "task_status", args: { status: "in-progress", done: "brief read", pending: "tests", now: "writing tests" } }] },
-      { toolCalls: [{ name: "task_status", args: { status: "completed", done: "everything" } }, { name: "skip", args: {} }] },
+      {
+        toolCalls: [
+          { name: "task_status", args: { status: "completed", done: "everything" } },
+          { name: "skip", args: {} },
+        ],
+      },
     ]);
     const stream = await openSse(`/api/spaces/${world.spaceId}/stream`, { "x-secret-key": (await import("cloudflare:workers")).env.GATEWAY_SECRET_KEY });
     await world.wake();
@@ -73,7 +95,14 @@ describe("task_status", () => {
 
 describe("batch", () => {
   it("runs several calls in one, each with its own result in order, the failing ones as errors", async () => {
-    const gateway = { name: "lookup", description: "Look up", executionType: "gateway", visible: false, inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] }, execution: { url: "http://api.test/echo/{{q}}", method: "POST" } };
+    const gateway = {
+      name: "lookup",
+      description: "Look up",
+      executionType: "gateway",
+      visible: false,
+      inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+      execution: { url: "http://api.test/echo/{{q}}", method: "POST" },
+    };
     const external = { name: "askHuman", description: "Ask", executionType: "external", inputSchema: { type: "object" } };
     const world = await catalogueAgent({ builtins: ["spaces", "knowledge", "data", "time", "reports"], tools: [gateway, external] }, (spaceId) => [
       {
@@ -147,7 +176,19 @@ describe("batch", () => {
   it("a message sent from a batch with mentions wakes the mentioned agent, exactly once", async () => {
     const listener = await createAgent(scriptedConfig([{ toolCalls: [{ name: "skip", args: {} }] }]));
     const world = await catalogueAgent({ builtins: ["spaces", "reports"] }, (spaceId) => [
-      { toolCalls: [{ name: "batch", args: { calls: [{ tool: "enter_space", args: { spaceId } }, { tool: "send_message", args: { text: "ping", mentions: [listener.entityId] } }] } }] },
+      {
+        toolCalls: [
+          {
+            name: "batch",
+            args: {
+              calls: [
+                { tool: "enter_space", args: { spaceId } },
+                { tool: "send_message", args: { text: "ping", mentions: [listener.entityId] } },
+              ],
+            },
+          },
+        ],
+      },
       { toolCalls: [{ name: "skip", args: {} }] },
     ]);
     await secret(`/api/spaces/${world.spaceId}/members`, { body: { entityId: listener.entityId } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkFilePath, checkFolderPath, isInside } from "../../../src/tools/files/storage-path";
+import { checkFilePath, checkFolderPath, isInside } from "../../../src/security/storage-path";
 
 describe("the one path rule for R2 keys a model names", () => {
   it("accepts plain relative paths, normalised to NFC", () => {

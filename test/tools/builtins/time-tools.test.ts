@@ -9,7 +9,9 @@ const time = createTimeTools(toolContext());
 describe("time tools", () => {
   it("current_time in a time zone: ISO, local wall clock with offset, weekday", async () => {
     const before = Date.now();
-    const now = okValue<{ iso: string; timestamp: number; local: string; timeZone: string; offset: string; weekday: string }>(await callTool(time, "current_time", { timezone: "Asia/Kolkata" }));
+    const now = okValue<{ iso: string; timestamp: number; local: string; timeZone: string; offset: string; weekday: string }>(
+      await callTool(time, "current_time", { timezone: "Asia/Kolkata" }),
+    );
     expect(now.timestamp).toBeGreaterThanOrEqual(before);
     expect(now.timeZone).toBe("Asia/Kolkata");
     expect(now.offset).toBe("+05:30");
@@ -31,8 +33,16 @@ describe("time tools", () => {
   });
 
   it("date_diff: exact elapsed time and calendar days in a zone", async () => {
-    expect(okValue(await callTool(time, "date_diff", { from: "2026-01-01T00:00:00Z", to: "2026-01-02T06:30:00Z" }))).toMatchObject({ hours: 30.5, days: 1.2708333333333333, calendarDays: 1, human: "1 day 6 hours 30 minutes" });
-    expect(okValue(await callTool(time, "date_diff", { from: "2026-01-01T23:00:00Z", to: "2026-01-02T01:00:00Z", timezone: "America/New_York" }))).toMatchObject({ hours: 2, calendarDays: 0 });
+    expect(okValue(await callTool(time, "date_diff", { from: "2026-01-01T00:00:00Z", to: "2026-01-02T06:30:00Z" }))).toMatchObject({
+      hours: 30.5,
+      days: 1.2708333333333333,
+      calendarDays: 1,
+      human: "1 day 6 hours 30 minutes",
+    });
+    expect(okValue(await callTool(time, "date_diff", { from: "2026-01-01T23:00:00Z", to: "2026-01-02T01:00:00Z", timezone: "America/New_York" }))).toMatchObject({
+      hours: 2,
+      calendarDays: 0,
+    });
     expect(okValue(await callTool(time, "date_diff", { from: "2026-01-02", to: "2026-01-01" }))).toMatchObject({ days: -1, human: "-1 day" });
   });
 
@@ -62,14 +72,24 @@ describe("sleep", () => {
     const { deadlines } = await agentState(world.agent.id);
     expect(deadlines.filter((deadline) => deadline.kind === "sleep")).toEqual([{ id: `sleep:evt_sleep_${sleepCall.toolCallId}`, kind: "sleep", dueAt: expect.any(Number) }]);
     const [, second] = await waitForRuns(world.agent.id, 2, 10_000);
-    expect(second.trigger).toMatchObject([{ id: `evt_sleep_${sleepCall.toolCallId}`, type: "tool_result", toolName: "sleep", toolCallId: sleepCall.toolCallId, result: { slept: 1, reason: "wait for the build" } }]);
+    expect(second.trigger).toMatchObject([
+      { id: `evt_sleep_${sleepCall.toolCallId}`, type: "tool_result", toolName: "sleep", toolCallId: sleepCall.toolCallId, result: { slept: 1, reason: "wait for the build" } },
+    ]);
     expect(Date.parse(second.trigger[0].receivedAt as string)).toBeGreaterThanOrEqual(Date.parse((sleepCall.result as { sleepingUntil: string }).sleepingUntil) - 5);
     expect(await settledRuns(world.agent.id)).toHaveLength(2);
     expect((await agentState(world.agent.id)).deadlines.filter((deadline) => deadline.kind === "sleep")).toEqual([]);
   });
 
   it("is bounded: past a day (or under a second) the model gets its own arguments back as an error", async () => {
-    const world = await catalogueAgent({ builtins: ["spaces", "time"] }, () => [{ toolCalls: [{ name: "sleep", args: { seconds: 86_401 } }, { name: "sleep", args: { seconds: 0 } }] }, { toolCalls: [{ name: "skip", args: {} }] }]);
+    const world = await catalogueAgent({ builtins: ["spaces", "time"] }, () => [
+      {
+        toolCalls: [
+          { name: "sleep", args: { seconds: 86_401 } },
+          { name: "sleep", args: { seconds: 0 } },
+        ],
+      },
+      { toolCalls: [{ name: "skip", args: {} }] },
+    ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(run.toolCalls.filter((call) => call.toolName === "sleep").map((call) => call.status)).toEqual(["failed", "failed"]);

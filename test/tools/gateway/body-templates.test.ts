@@ -4,8 +4,9 @@
  * first cases are the ones an attacker got through before.
  */
 import { describe, expect, it } from "vitest";
-import { buildGatewayRequest, type GatewayExecutionInput } from "../../../src/tools/gateway/build-gateway-request";
-import { checkGatewayConfig } from "../../../src/tools/gateway/check-gateway-config";
+import type { GatewayExecutionInput } from "../../../src/tools/config/tool-config";
+import { buildGatewayRequest } from "../../../src/tools/gateway/build-gateway-request";
+import { checkGatewayConfig } from "../../../src/tools/config/check-gateway-config";
 import { runGatewayTool } from "../../../src/tools/gateway/execute-gateway-tool";
 
 const jsonBody = '{"amount": {{a}}, "currency": "EUR"}';
@@ -137,7 +138,13 @@ describe("other text bodies", () => {
 describe("through the network to the upstream", () => {
   it("the upstream receives exactly the two JSON fields and the two form fields", async () => {
     const call = async (body: string) => {
-      const answer = await runGatewayTool({ execution: { url: "http://api.test/echo", method: "POST", body }, args: { a: '1, "admin": true' }, env: {}, timeoutMs: 5_000, maxResponseBytes: 100_000 });
+      const answer = await runGatewayTool({
+        execution: { url: "http://api.test/echo", method: "POST", body },
+        args: { a: '1, "admin": true' },
+        env: {},
+        timeoutMs: 5_000,
+        maxResponseBytes: 100_000,
+      });
       if (!answer.ok) throw new Error(answer.error);
       return answer.value as { body: string; headers: Record<string, string> };
     };

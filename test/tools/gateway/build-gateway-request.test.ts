@@ -55,9 +55,7 @@ describe("buildGatewayRequest: URL placeholders", () => {
       expect(errorOf(result)).toBe('An argument made a "." or ".." segment in the URL path');
     }
     // Part of a longer segment, dots are harmless.
-    expect(built(buildGatewayRequest({ url: "https://h.example/files/{{name}}.json" }, { name: ".." }, {})).url).toBe(
-      "https://h.example/files/...json",
-    );
+    expect(built(buildGatewayRequest({ url: "https://h.example/files/{{name}}.json" }, { name: ".." }, {})).url).toBe("https://h.example/files/...json");
   });
 
   it("encodes numbers, booleans and objects by their text", () => {
@@ -103,13 +101,7 @@ describe("buildGatewayRequest: headers", () => {
   const env = { API_TOKEN: "tok_123", DB: { prepare() {} } };
 
   it("fills secrets from env and arguments from the call", () => {
-    const request = built(
-      buildGatewayRequest(
-        { url: "https://h.example/", headers: { Authorization: "Bearer ${env.API_TOKEN}", "X-User": "{{user}}" } },
-        { user: "ada" },
-        env,
-      ),
-    );
+    const request = built(buildGatewayRequest({ url: "https://h.example/", headers: { Authorization: "Bearer ${env.API_TOKEN}", "X-User": "{{user}}" } }, { user: "ada" }, env));
     expect(request.headers).toEqual({ Authorization: "Bearer tok_123", "X-User": "ada" });
   });
 
@@ -141,9 +133,7 @@ describe("buildGatewayRequest: headers", () => {
   });
 
   it("refuses an invalid header name", () => {
-    expect(errorOf(buildGatewayRequest({ url: "https://h.example/", headers: { "Bad Name": "x" } }, {}, env))).toBe(
-      'Header "Bad Name" is not a valid HTTP header',
-    );
+    expect(errorOf(buildGatewayRequest({ url: "https://h.example/", headers: { "Bad Name": "x" } }, {}, env))).toBe('Header "Bad Name" is not a valid HTTP header');
   });
 });
 
@@ -186,9 +176,7 @@ describe("buildGatewayRequest: body", () => {
   });
 
   it("names a missing body argument", () => {
-    expect(errorOf(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: { a: "{{a}}" } }, {}, {}))).toBe(
-      'Missing argument "a" for the body',
-    );
+    expect(errorOf(buildGatewayRequest({ url: "https://h.example/", method: "POST", body: { a: "{{a}}" } }, {}, {}))).toBe('Missing argument "a" for the body');
   });
 
   it("sends the arguments as JSON for POST, PUT and PATCH without a configured body", () => {
@@ -211,9 +199,7 @@ describe("buildGatewayRequest: body", () => {
   });
 
   it("keeps a configured content type", () => {
-    const request = built(
-      buildGatewayRequest({ url: "https://h.example/", method: "POST", headers: { "Content-Type": "application/vnd.api+json" } }, { a: 1 }, {}),
-    );
+    const request = built(buildGatewayRequest({ url: "https://h.example/", method: "POST", headers: { "Content-Type": "application/vnd.api+json" } }, { a: 1 }, {}));
     expect(request.headers).toEqual({ "Content-Type": "application/vnd.api+json" });
   });
 });

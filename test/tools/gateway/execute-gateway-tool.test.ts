@@ -164,9 +164,7 @@ describe("executeGatewayTool", () => {
   });
 
   it("stops when the outer signal aborts", async () => {
-    const { fetcher } = fakeFetch(
-      (init) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason))),
-    );
+    const { fetcher } = fakeFetch((init) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal?.reason))));
     const outer = new AbortController();
     const pending = executeGatewayTool(options({ fetch: fetcher, signal: outer.signal, timeoutMs: 10_000 }));
     outer.abort();

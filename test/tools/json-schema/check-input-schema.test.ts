@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkInputSchema } from "../../../src/tools/json-schema/check-input-schema";
 import { compileInputSchema } from "../../../src/tools/json-schema/compile-input-schema";
-import { validateToolArguments } from "../../../src/tools/validate-tool-arguments";
+import { validateToolArguments } from "../../../src/tools/engine/validate-tool-arguments";
 
 const object = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "object", properties, ...extra });
 const pathsOf = (schema: Record<string, unknown>) => checkInputSchema(schema).map((problem) => problem.path.join("."));
@@ -13,11 +13,20 @@ describe("schemas that compile", () => {
     ["a recursive tree through properties", object({ name: { type: "string" }, children: { type: "array", items: { $ref: "#" } } })],
     ["local $defs and $anchor references", object({ a: { $ref: "#/$defs/a" }, b: { $ref: "#bee" } }, { $defs: { a: { type: "string" }, b: { $anchor: "bee", type: "number" } } })],
     ["an $id base with a local reference", object({ a: { $ref: "#/$defs/a" } }, { $id: "https://schemas.example.com/tool", $defs: { a: { type: "string" } } })],
-    ["draft-07 tuple items and definitions", object({ pair: { type: "array", items: [{ type: "string" }, { type: "number" }] }, d: { $ref: "#/definitions/d" } }, { $schema: "http://json-schema.org/draft-07/schema#", definitions: { d: { type: "boolean" } } })],
+    [
+      "draft-07 tuple items and definitions",
+      object(
+        { pair: { type: "array", items: [{ type: "string" }, { type: "number" }] }, d: { $ref: "#/definitions/d" } },
+        { $schema: "http://json-schema.org/draft-07/schema#", definitions: { d: { type: "boolean" } } },
+      ),
+    ],
     ["draft-04 boolean exclusiveMinimum", object({ n: { type: "number", minimum: 0, exclusiveMinimum: true } }, { $schema: "http://json-schema.org/draft-04/schema#" })],
     ["unknown keywords (as the meta-schema allows)", object({ a: { type: "string", "x-ui": { widget: "text" } } })],
     ["boolean subschemas", object({ anything: true, nothing: false }, { additionalProperties: false })],
-    ["a mutual recursion that goes into the value", object({ a: { $ref: "#/$defs/a" } }, { $defs: { a: { type: "object", properties: { b: { $ref: "#/$defs/b" } } }, b: { type: "array", items: { $ref: "#/$defs/a" } } } })],
+    [
+      "a mutual recursion that goes into the value",
+      object({ a: { $ref: "#/$defs/a" } }, { $defs: { a: { type: "object", properties: { b: { $ref: "#/$defs/b" } } }, b: { type: "array", items: { $ref: "#/$defs/a" } } } }),
+    ],
   ])("%s", (_name, schema) => {
     expect(checkInputSchema(schema)).toEqual([]);
   });
@@ -46,7 +55,12 @@ describe("schemas that could never validate, refused with the keyword's path", (
     ["a pattern in propertyNames", object({}, { propertyNames: { pattern: "*" } }), "propertyNames.pattern", "Not a valid regular expression"],
     ['{"$ref": "#"}', { $ref: "#" }, "$ref", "Refers back to the schema's root"],
     ["an allOf that refers to its own schema", object({}, { allOf: [{ $ref: "#" }] }), "allOf.0.$ref", "validation would never end"],
-    ["two definitions that refer to each other", object({ a: { $ref: "#/$defs/a" } }, { $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } } }), "", "validation would never end"],
+    [
+      "two definitions that refer to each other",
+      object({ a: { $ref: "#/$defs/a" } }, { $defs: { a: { $ref: "#/$defs/b" }, b: { anyOf: [{ $ref: "#/$defs/a" }] } } }),
+      "",
+      "validation would never end",
+    ],
     ["an unresolved local $ref", object({ a: { $ref: "#/$defs/missing" } }), "properties.a.$ref", "does not point at a schema inside this schema"],
     ["a $ref to a non-schema position", object({ a: { $ref: "#/properties" } }), "properties.a.$ref", "does not point at a schema"],
     ["a remote $ref", object({ a: { $ref: "https://example.com/schemas/a.json" } }), "properties.a.$ref", "remote references are never fetched"],
@@ -75,7 +89,9 @@ describe("schemas that could never validate, refused with the keyword's path", (
   });
 
   it("reports every bad place at once", () => {
-    expect(pathsOf(object({ a: { type: "nonsense" }, b: { minLength: -1 }, c: 7 }))).toEqual(expect.arrayContaining(["properties.a.type", "properties.b.minLength", "properties.c"]));
+    expect(pathsOf(object({ a: { type: "nonsense" }, b: { minLength: -1 }, c: 7 }))).toEqual(
+      expect.arrayContaining(["properties.a.type", "properties.b.minLength", "properties.c"]),
+    );
   });
 
   it("refuses a listed schema nested deeper than 64 levels without walking it", () => {

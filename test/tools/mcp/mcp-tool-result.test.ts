@@ -18,7 +18,10 @@ describe("mcpToolOutcome", () => {
   });
 
   it("a successful answer that looks like an error is still a success", () => {
-    expect(mcpToolOutcome({ content: [], structuredContent: { error: "none found", status: "pending" } })).toEqual({ type: "ok", value: { error: "none found", status: "pending" } });
+    expect(mcpToolOutcome({ content: [], structuredContent: { error: "none found", status: "pending" } })).toEqual({
+      type: "ok",
+      value: { error: "none found", status: "pending" },
+    });
   });
 
   it("refuses an answer nested deeper than 64 levels as a tool error, whichever field carries it", () => {
@@ -33,7 +36,13 @@ describe("mcpToolOutcome", () => {
 });
 
 describe("media in MCP answers", () => {
-  const answer = { content: [{ type: "text", text: "a chart" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }, { type: "audio", data: "UklGRg==", mimeType: "audio/wav" }] };
+  const answer = {
+    content: [
+      { type: "text", text: "a chart" },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+    ],
+  };
 
   it("goes to the model as media parts when its provider takes them, described (without bytes) in the value", () => {
     const outcome = mcpToolOutcome(answer, { media: true });
@@ -70,6 +79,10 @@ describe("media in MCP answers", () => {
   });
 
   it("which providers take media in tool results", () => {
-    expect(["openai", "anthropic", "openai-compatible", "workers-ai", "scripted"].map((provider) => mediaToolResults({ provider, name: "m", baseURL: "https://x.example", turns: [] } as never))).toEqual([true, true, false, false, true]);
+    expect(
+      ["openai", "anthropic", "openai-compatible", "workers-ai", "scripted"].map((provider) =>
+        mediaToolResults({ provider, name: "m", baseURL: "https://x.example", turns: [] } as never),
+      ),
+    ).toEqual([true, true, false, false, true]);
   });
 });

@@ -1,0 +1,97 @@
+/**
+ * `providers` in the agent config: tool sources besides the agent's own
+ * `tools` and its MCP servers (which keep their `mcp.servers` place). Each
+ * has a name (its tools are `{name}__{tool}`), `toolsAllowed` /
+ * `toolsDenied`, and the queue, cache, timeout and display its tools get.
+ *
+ * - `openapi`: an OpenAPI 3.x document (`spec.url` or `spec.document`),
+ *   one tool per operation (`toolsAllowed` is the operation allow-list, by
+ *   `operationId` or `"METHOD /path"`);
+ * - `agents`: other agents as tools; a call gives the agent a task and
+ *   waits for its final answer.
+ */
+import { z } from "@hono/zod-openapi";
+import { OutboundUrl } from "../../security/url-policy";
+import { checkHeaderSecrets } from "./check-gateway-config";
+import { ConfiguredHeaders } from "./configured-headers";
+import { maxToolTimeoutMs, QueueName, ToolCache, ToolDisplay, toolNamePattern } from "./tool-config";
+
+export const providerNamePattern = /^[a-zA-Z0-9_-]{1,32}$/;
+
+const toolList = z.array(z.string().min(1).max(200)).max(512);
+
+const common = {
+  name: z.string().regex(providerNamePattern, "Provider names match ^[a-zA-Z0-9_-]{1,32}$"),
+  toolsAllowed: toolList.optional(),
+  toolsDenied: toolList.optional(),
+  visible: z.boolean().optional(),
+  display: ToolDisplay.optional(),
+  queue: QueueName.optional(),
+  cache: ToolCache.optional(),
+  timeout: z.number().int().positive().max(maxToolTimeoutMs).optional(),
+  /** Said in the system prompt about this provider's tools. */
+  instructions: z.string().max(8_000).optional(),
+};
+
+export const OpenApiProviderConfig = z
+  .object({
+    ...common,
+    type: z.literal("openapi"),
+    spec: z.union([z.object({ url: OutboundUrl }).strict(), z.object({ document: z.record(z.string(), z.unknown()) }).strict()]),
+    /** Where requests go; default the document's first `servers` URL (relative ones against `spec.url`). */
+    baseUrl: OutboundUrl.optional(),
+    /** Sent with every request; `${env.NAME}` secrets by the secret policy (e.g. `Authorization: Bearer ${env.API_TOKEN}`). */
+    headers: ConfiguredHeaders.optional(),
+    /** The largest answer read (default `limits.toolOutputMaxBytes`). */
+    maxResponseBytes: z.number().int().positive().max(50_000_000).optional(),
+    /** How long a document fetched from `spec.url` is kept before it is fetched again (default 10 minutes). */
+    specTtl: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600 * 1000)
+      .optional(),
+  })
+  .strict()
+  .superRefine((provider, context) => {
+    for (const problem of checkHeaderSecrets(provider.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+  });
+
+export const SubAgent = z
+  .object({
+    agentId: z.string().min(1).max(100),
+    /** The tool's name after `{provider}__`. */
+    name: z.string().regex(toolNamePattern, "Names match ^[a-zA-Z0-9_-]{1,64}$"),
+    description: z.string().max(4096).optional(),
+  })
+  .strict();
+
+export const AgentsProviderConfig = z
+  .object({
+    ...common,
+    type: z.literal("agents"),
+    agents: z.array(SubAgent).min(1).max(32),
+    /** `true`: the call returns pending at once; the answer arrives as a `tool_result` inbox event. */
+    isAsync: z.boolean().optional(),
+    /** How deep sub-agent calls may nest from here (default 3, at most 8). */
+    maxDepth: z.number().int().min(1).max(8).optional(),
+    /** A task without an answer this long after it was given expires. */
+    expiresIn: z
+      .number()
+      .int()
+      .positive()
+      .max(30 * 24 * 3600 * 1000)
+      .optional(),
+  })
+  .strict();
+
+export const ProviderConfig = z.discriminatedUnion("type", [OpenApiProviderConfig, AgentsProviderConfig]).openapi("ProviderConfig");
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+export type OpenApiProviderConfig = z.infer<typeof OpenApiProviderConfig>;
+export type AgentsProviderConfig = z.infer<typeof AgentsProviderConfig>;
+
+/** Whether a provider offers a tool by its `toolsAllowed` / `toolsDenied` (each entry names the tool one of the ways given). */
+export function providerAllows(provider: { toolsAllowed?: string[]; toolsDenied?: string[] }, ...names: string[]): boolean {
+  if (provider.toolsAllowed && !names.some((name) => provider.toolsAllowed?.includes(name))) return false;
+  return !names.some((name) => provider.toolsDenied?.includes(name));
+}
