@@ -7,7 +7,7 @@
  * the cycle where it stopped, so no call that ran or is pending is issued
  * again; a call open here is also where a result posted for it is delivered.
  */
-import { type ModelMessage, modelMessageSchema } from "ai";
+import type { ModelMessage } from "ai";
 import { z } from "zod";
 import { parseStoredJson } from "../db/parse-stored-json";
 import { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
@@ -40,8 +40,28 @@ export type ActiveRun = z.infer<typeof ActiveRun>;
 export const StepRecord = z.object({ step: RunStep, toolCalls: z.array(RunToolCall) });
 export type StepRecord = z.infer<typeof StepRecord>;
 
-/** Model messages as stored (a step's, the consciousness): checked as the AI SDK checks a prompt. */
-export const StoredMessages = z.array(modelMessageSchema);
+const roles = new Set(["system", "user", "assistant", "tool"]);
+
+/**
+ * One model message as stored, checked for its shape (a role, and content
+ * that is text or parts): the AI SDK checks every message in full against its
+ * own schema when the prompt is used, so a second full check here (a union
+ * tried message by message, on a consciousness read every cycle) would only
+ * double the work: it was a fifth of a cycle's CPU.
+ */
+const StoredMessage = z.custom<ModelMessage>((value) => {
+  if (typeof value !== "object" || value === null) return false;
+  const { role, content } = value as { role?: unknown; content?: unknown };
+  return (
+    typeof role === "string" &&
+    roles.has(role) &&
+    (typeof content === "string" ||
+      (Array.isArray(content) && content.every((part) => typeof part === "object" && part !== null && typeof (part as { type?: unknown }).type === "string")))
+  );
+}, "not a model message (a role, and text or parts)");
+
+/** Model messages as stored (a step's, the consciousness). */
+export const StoredMessages = z.array(StoredMessage);
 
 export type JournalCall = {
   toolCallId: string;
