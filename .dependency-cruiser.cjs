@@ -1,6 +1,6 @@
 /**
  * The direction dependencies point (AGENTS.md): api → agents / spaces → tools
- * → knowledge, models, webhooks → db; protocol, streams, security and auth
+ * → knowledge, models, webhooks, accounts → db; protocol, streams, security and auth
  * sit below them. A lower folder that needs something from a higher one
  * declares an interface instead (tools/engine/tool-context.ts,
  * protocol/space-port.ts, the webhook sender's `callStatus`).
@@ -146,6 +146,8 @@ module.exports = {
     below("knowledge", "api", "agents", "spaces", "tools", "webhooks"),
     below("models", "api", "agents", "spaces", "tools", "knowledge", "webhooks"),
     below("webhooks", "api", "agents", "spaces", "tools", "knowledge", "models"),
+    // accounts/ (the OAuth client and the connected accounts' tokens) sits above db/ and below the tools that will use it.
+    below("accounts", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks"),
     below("db", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks"),
     below("protocol", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks", "db", "streams"),
     below("streams", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks", "db"),

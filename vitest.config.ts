@@ -1,10 +1,37 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type Plugin } from "vitest/config";
 import { unstable_readConfig } from "wrangler";
 import { buildAll } from "./scripts/build.mjs";
 import { writeTestWranglerConfig } from "./scripts/test-wrangler-config.mjs";
 import { fakeRemote } from "./test/fake-remote.ts";
+import { dropHarmlessWorkerdLines } from "./test/harmless-workerd-lines.ts";
+
+// workerd's log reaches this process's output directly, past vitest's console handling:
+// the lines known to be harmless are dropped there, each with its reason (test/harmless-workerd-lines.ts).
+dropHarmlessWorkerdLines(process.stdout);
+dropHarmlessWorkerdLines(process.stderr);
+
+/**
+ * Some packages ship source maps that name sources they do not ship (the MCP
+ * SDK, @workflow/serde): Vite warns once for each such file it loads into the
+ * workers project. Nothing in this repository can change that, and a stack
+ * trace through them reads the built file either way, so that one warning,
+ * for files under node_modules only, is not shown.
+ */
+function quietPackageSourceMaps(): Plugin {
+  const packageMapWithoutSources = /^Sourcemap for ".*\/node_modules\/.*" points to missing source files$/;
+  return {
+    name: "switchboard:quiet-package-source-maps",
+    configResolved(config) {
+      const warnOnce = config.logger.warnOnce.bind(config.logger);
+      config.logger.warnOnce = (message, options) => {
+        if (!packageMapWithoutSources.test(message)) warnOnce(message, options);
+      };
+    },
+  };
+}
 
 /**
  * Two projects, one `npm test`:
@@ -25,6 +52,12 @@ export default defineConfig(async () => {
   }));
   return {
     test: {
+      // Vitest's default is one worker fewer than the cores: on 2 cores, one file at a time, while most
+      // files spend their time waiting on workerd, the dev server or Chromium. Two at least.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
+      // The OAuth tests (node project) run a real oidc-provider with its in-memory store and its development log-in and
+      // consent pages, on purpose (a test server needs nothing else); it warns once about each. Nothing else is dropped here.
+      onConsoleLog: (log: string) => (/^oidc-provider WARNING: a quick start development-only (in-memory adapter|feature devInteractions)/.test(log) ? false : undefined),
       projects: [
         {
           plugins: [
@@ -41,9 +74,12 @@ export default defineConfig(async () => {
                   JWT_SECRET: "test-jwt-secret-that-is-long-enough",
                   WEBHOOK_SECRET: "test-webhook-secret",
                   TOOL_API_TOKEN: "test-tool-token",
+                  // Connected accounts' tokens are sealed with this key (id "test1"; docs/accounts.md).
+                  ACCOUNTS_KEYS: "test1:+C+D5F3BTe8O+QZXfG6qeCz7dfFdnW6mQXFRMjxPZu0=",
                 },
               },
             }),
+            quietPackageSourceMaps(),
           ],
           resolve: { alias: bundleAliases },
           test: {
@@ -52,6 +88,10 @@ export default defineConfig(async () => {
             exclude: ["test/node/**"],
             setupFiles: ["./test/setup.ts"],
             testTimeout: 30_000,
+            // Files share a runtime (one per worker), its D1, objects and modules: a fresh workerd and module graph
+            // for each file cost about 3 s a file, three quarters of this project's time. So a test reads only what
+            // it made (its own ids, never a whole table's count) and never counts on a module's state being fresh.
+            isolate: false,
           },
         },
         {
@@ -62,6 +102,8 @@ export default defineConfig(async () => {
             globalSetup: ["./test/node/global-setup.ts"],
             testTimeout: 60_000,
             hookTimeout: 120_000,
+            // Chosen: a file's clients, listeners and child processes never outlive it into the next file.
+            isolate: true,
           },
         },
       ],

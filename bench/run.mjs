@@ -3,7 +3,9 @@
  * `npm run bench`: runs the benchmark modules in order against local
  * `wrangler dev` servers that this script starts on free loopback ports and
  * always stops. Each module exports `name` and `async function run(context)`;
- * add a module by adding its file to MODULES. Servers start lazily, the first
+ * add a module by adding its name (its file's, without `.mjs`) to MODULES. A
+ * flag it does not know, a count that is not one, or an `--only` naming no
+ * module is refused (exit 2) before anything starts. Servers start lazily, the first
  * time a module asks for them, and are shared by the modules that follow.
  *
  *   npm run bench                         every module, default sizes
@@ -22,40 +24,98 @@ import { parseArgs } from "node:util";
 import { createServers, HttpError, root, sleep } from "./servers.mjs";
 import { printTable } from "./support.mjs";
 
-const MODULES = ["./startup.mjs", "./space-fanout.mjs", "./agent-cycle.mjs", "./tool-roundtrip.mjs", "./mcp-overhead.mjs", "./peers.mjs", "./patterns.mjs"];
+/** The modules, in the order they run: each is `./<name>.mjs` and exports that `name`. */
+const MODULES = ["startup", "space-fanout", "agent-cycle", "tool-roundtrip", "mcp-overhead", "peers", "patterns"];
 
-const { values: flags } = parseArgs({
-  options: {
-    only: { type: "string" },
-    sizes: { type: "string", default: "10,100,500" },
-    messages: { type: "string", default: "200" },
-    warmup: { type: "string", default: "10" },
-    cycles: { type: "string", default: "200" },
-    roundtrips: { type: "string", default: "500" },
-    "burst-agents": { type: "string", default: "50" },
-    "burst-calls": { type: "string", default: "20" },
-    "burst-concurrency": { type: "string", default: "100" },
-    "mcp-cycles": { type: "string", default: "100" },
-    startups: { type: "string", default: "15" },
-    "peer-sizes": { type: "string", default: "10,100,500" },
-    "peer-messages": { type: "string", default: "100" },
-    "peer-roundtrips": { type: "string", default: "100" },
-    budget: { type: "string", default: "570" },
-    verbose: { type: "boolean", default: false },
-    profile: { type: "boolean", default: false },
-    help: { type: "boolean", short: "h", default: false },
-  },
-  strict: true,
-});
+const USAGE =
+  "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
+  "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15]\n" +
+  "                        [--peer-sizes 10,100,500] [--peer-messages 100] [--peer-roundtrips 100] [--budget 570] [--verbose] [--profile]";
+
+/** A command line the bench cannot run: what is wrong and the usage, on stderr, exit 2, before any server starts. */
+function refuse(problem) {
+  console.error(`npm run bench: ${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+let flags;
+try {
+  ({ values: flags } = parseArgs({
+    options: {
+      only: { type: "string" },
+      sizes: { type: "string", default: "10,100,500" },
+      messages: { type: "string", default: "200" },
+      warmup: { type: "string", default: "10" },
+      cycles: { type: "string", default: "200" },
+      roundtrips: { type: "string", default: "500" },
+      "burst-agents": { type: "string", default: "50" },
+      "burst-calls": { type: "string", default: "20" },
+      "burst-concurrency": { type: "string", default: "100" },
+      "mcp-cycles": { type: "string", default: "100" },
+      startups: { type: "string", default: "15" },
+      "peer-sizes": { type: "string", default: "10,100,500" },
+      "peer-messages": { type: "string", default: "100" },
+      "peer-roundtrips": { type: "string", default: "100" },
+      budget: { type: "string", default: "570" },
+      verbose: { type: "boolean", default: false },
+      profile: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  // parseArgs' first sentence names the option ("Unknown option '--bogus'"); the rest is advice about positionals that does not apply here.
+  refuse(String(error?.message ?? error).split(". ")[0]);
+}
 
 if (flags.help) {
-  console.log(
-    "usage: npm run bench -- [--only a,b] [--sizes 10,100,500] [--messages 200] [--warmup 10] [--cycles 200] [--roundtrips 500]\n" +
-      "                        [--burst-agents 50] [--burst-calls 20] [--burst-concurrency 100] [--mcp-cycles 100] [--startups 15]\n" +
-      "                        [--peer-sizes 10,100,500] [--peer-messages 100] [--peer-roundtrips 100] [--budget 570] [--verbose] [--profile]",
-  );
+  console.log(USAGE);
   process.exit(0);
 }
+
+// Counts: a whole number, at least 1 (the warm-up may be 0). A value that is not one would run as NaN and measure nothing.
+const COUNTS = [
+  "messages",
+  "warmup",
+  "cycles",
+  "roundtrips",
+  "burst-agents",
+  "burst-calls",
+  "burst-concurrency",
+  "mcp-cycles",
+  "startups",
+  "peer-messages",
+  "peer-roundtrips",
+  "budget",
+];
+for (const name of COUNTS) {
+  const value = flags[name];
+  if (!/^\d+$/.test(value) || (name !== "warmup" && Number(value) === 0))
+    refuse(`--${name} takes a whole number${name === "warmup" ? "" : " above 0"}, not ${JSON.stringify(value)}`);
+}
+if (Number(flags["burst-calls"]) > 20) refuse(`--burst-calls takes 1 to 20 (what one wait_for_results takes), not ${flags["burst-calls"]}`);
+for (const name of ["sizes", "peer-sizes"]) {
+  const value = flags[name];
+  if (!/^\d+(,\d+)*$/.test(value) || value.split(",").some((size) => Number(size) === 0))
+    refuse(`--${name} takes client counts above 0, comma-separated (10,100,500), not ${JSON.stringify(value)}`);
+}
+// --only names modules: one that is not a module would run nothing and still say every module finished.
+const only =
+  flags.only === undefined
+    ? undefined
+    : new Set(
+        flags.only
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== ""),
+      );
+if (only) {
+  const unknown = [...only].filter((name) => !MODULES.includes(name));
+  if (only.size === 0 || unknown.length > 0) {
+    refuse(`${only.size === 0 ? "--only names no module" : `--only names no module called ${unknown.join(", ")}`}; the modules are ${MODULES.join(", ")}`);
+  }
+}
+
 if (typeof WebSocket !== "function" || typeof fetch !== "function") {
   console.error(`The benchmark needs Node 22 (global WebSocket); this is Node ${process.version}. Run it with \`npm run bench\`.`);
   process.exit(1);
@@ -134,13 +194,11 @@ const context = {
   HttpError,
 };
 
-const only = flags.only ? new Set(flags.only.split(",")) : undefined;
 let failures = 0;
 try {
-  for (const specifier of MODULES) {
-    const module = await import(new URL(specifier, import.meta.url));
-    const name = module.name ?? specifier;
+  for (const name of MODULES) {
     if (only && !only.has(name)) continue;
+    const module = await import(new URL(`./${name}.mjs`, import.meta.url));
     if (context.timeLeft() <= 0) {
       log(`${name}: skipped, no time left`);
       failures += 1;

@@ -83,7 +83,7 @@ async function prepareGateway(context, server) {
     const sender = await server.api("POST", "/api/entities", { type: "human", name: "bench sender" });
     return { server, listener, sender, token: server.signToken(listener.id, 3600) };
   } catch (error) {
-    context.log(`gateway answers, but not with the contract's routes yet: ${error.message}`);
+    context.log(`gateway answers, but not with the documented routes yet: ${error.message}`);
     return undefined;
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run dev`: the local gateway in one command.
- *  1. makes sure `.dev.vars` holds the four keys the Worker needs (generates
+ *  1. makes sure `.dev.vars` holds the keys the Worker needs (generates
  *     fresh random ones; never touches a key that is already there),
  *  2. applies the D1 migrations to the local database,
  *  3. runs `wrangler dev` with every argument after `--`
@@ -33,6 +33,8 @@ const GENERATED_KEYS = {
   GATEWAY_PUBLIC_KEY: () => `pk_${randomBytes(24).toString("hex")}`,
   JWT_SECRET: () => randomBytes(48).toString("base64url"),
   WEBHOOK_SECRET: () => randomBytes(32).toString("hex"),
+  // One AES-256 key, id "local1", sealing connected accounts' tokens (the format: docs/accounts.md).
+  ACCOUNTS_KEYS: () => `local1:${randomBytes(32).toString("base64")}`,
 };
 
 /** Reads `--name value` / `--name=value` from the pass-through arguments. */
@@ -119,6 +121,20 @@ function sharedArguments() {
   return shared;
 }
 
+/**
+ * What a successful `wrangler d1 migrations apply` did, in one line; undefined
+ * when its output is not in the form this reads (then it is shown as it was).
+ * Wrangler lists the pending migrations in a table, then prints the whole
+ * table again after each one it applies: n migrations, n + 1 tables.
+ */
+function migrationSummary(output) {
+  if (/No migrations to apply/.test(output)) return "[dev] The local database is up to date: no migrations to apply.";
+  const pending = /Migrations to be applied:([\s\S]*?)(?:About to apply|$)/.exec(output)?.[1] ?? "";
+  const names = [...pending.matchAll(/│\s*(\S+\.sql)\s*│/g)].map((match) => match[1]);
+  if (names.length === 0) return undefined;
+  return `[dev] Applied ${names.length} D1 migration${names.length === 1 ? "" : "s"} to the local database: ${names.join(", ")}.`;
+}
+
 function applyMigrations() {
   return new Promise((resolveApply) => {
     console.log("[dev] Applying D1 migrations to the local database…");
@@ -126,13 +142,28 @@ function applyMigrations() {
       cwd: root,
       // CI=true: wrangler answers its "continue?" prompt itself instead of waiting.
       env: { ...childEnvironment, CI: "true" },
-      stdio: ["ignore", "inherit", "inherit"],
+      // Kept, not shown: on success one line says what was applied (wrangler's own output repeats its table once per migration); on failure all of it is shown.
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    let output = "";
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk) => {
+        output += chunk;
+      });
+    }
     child.once("error", (error) => {
       console.error(`[dev] Could not start wrangler: ${error.message}`);
       resolveApply(1);
     });
-    child.once("exit", (code, signal) => resolveApply(code ?? (signal ? 1 : 0)));
+    // "close", not "exit": the output is complete only once both pipes have ended.
+    child.once("close", (code, signal) => {
+      const status = code ?? (signal ? 1 : 0);
+      const summary = status === 0 ? migrationSummary(output) : undefined;
+      if (summary) console.log(summary);
+      else (status === 0 ? process.stdout : process.stderr).write(output);
+      resolveApply(status);
+    });
   });
 }
 

@@ -39,10 +39,14 @@ export const feedbackTool = {
 export const demoTexts = {
   greeting: "Hello! I'm the Switchboard demo agent. Say something in this space and I'll answer.",
   ask: "Nice to meet you! Let me ask you something. The card below is a space tool: a question only a person can answer, with a form drawn from its result schema. Fill it in and I'll carry on.",
-  thanks: "Thank you! Your answer came straight back to me as the tool's result, in the same cycle: no polling. Ask me anything else.",
+  thanks:
+    "Thank you! Your answer (or your no) came straight back to me as the tool's result, in the same cycle: no polling. Say form to get the form again, or ask me anything else.",
 };
 
-const replies = [
+/** What the person says to be asked with the form again (a jump of the script back to its question). */
+export const formWord = "form";
+
+export const demoReplies = [
   "Hi again! I'm a scripted agent: my turns are written in my config, so I run with no model key and no internet.",
   "Everything you see here streamed: my text arrives as space.message.streaming deltas, then one persisted space.message.",
   "Try GET /api/agents/<my id>/runs to see each of my cycles: trigger, steps, tool calls and token usage.",
@@ -50,7 +54,7 @@ const replies = [
   "I remember things with set_memories and schedule myself with set_plans (both in D1), and I keep markdown notes in R2: I noted each visit in visits.md.",
   "Open /openapi.json for the whole API.",
   "Spaces hand every event a gap-free seq: reconnect with ?afterSeq=N and nothing is lost.",
-  "That's most of my script. Reset me with PUT /api/agents/<my id> (same config) and I start over.",
+  "That's most of my script. Say form for the form again, or reset me with PUT /api/agents/<my id> (same config) and I start over.",
 ];
 
 function readDevVars() {
@@ -103,8 +107,10 @@ export function demoAgentConfig(spaceId) {
             { name: "skip", args: {} },
           ],
         },
-        ...replies.map(turn),
+        ...demoReplies.map(turn),
       ],
+      // Whenever the person says "form", the next cycle plays the question again (turn 1), then the thanks, then the script goes on.
+      jumps: [{ whenMessageSays: formWord, toTurn: 1 }],
     },
     loop: { maxSteps: 4, toolChoice: "auto" },
     tools: [feedbackTool],
@@ -130,12 +136,13 @@ export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultS
     ]);
     if (person.status !== 200 || space.status !== 200 || agent.status !== 200) state = undefined;
     else {
-      // A demo agent from an older version (scripted, without the feedback tool) gets today's script;
+      // A demo agent from an older version (scripted, without the feedback tool, or deaf to "form") gets today's script;
       // an agent someone switched to a real model is left alone.
       const config = agent.body.config;
-      if (config?.model?.provider === "scripted" && !(config.tools ?? []).some((tool) => tool.name === feedbackTool.name)) {
+      const current = (config?.model?.jumps ?? []).some((jump) => jump.whenMessageSays === formWord) && (config?.tools ?? []).some((tool) => tool.name === feedbackTool.name);
+      if (config?.model?.provider === "scripted" && !current) {
         const updated = await api("PUT", `/api/agents/${state.agentId}`, { config: demoAgentConfig(state.spaceId) });
-        if (updated.status === 200) console.log("[demo] Updated the demo agent to the current script (it now asks for feedback with a space tool).");
+        if (updated.status === 200) console.log(`[demo] Updated the demo agent to the current script (say ${formWord} and it asks for feedback again).`);
       }
     }
   }

@@ -1,6 +1,6 @@
 /**
  * The one HTTP error class and every code the gateway answers with.
- * `app.onError` turns an `ApiError` into the contract's envelope
+ * `app.onError` turns an `ApiError` into the error envelope
  * `{"error": {"code": "snake_case_code", "message": "…"}}`; streams, the
  * health route and the objects' answers build the same envelope with
  * `errorEnvelope`. `errorCodes` is the one list: the OpenAPI document's

@@ -1,8 +1,9 @@
 /**
- * The auth matrix of contract §2 over the routes of §4: every route × every
- * kind of caller → the expected status. Missing or invalid credentials are a
- * 401, valid but not allowed a 403, allowed a 2xx (101 for a WebSocket). Every
- * refusal carries the error envelope and changes nothing.
+ * The auth matrix (docs/api.md, "Auth details") over the routes of
+ * docs/api-reference.md: every route × every kind of caller → the expected
+ * status. Missing or invalid credentials are a 401, valid but not allowed a
+ * 403, allowed a 2xx (101 for a WebSocket). Every refusal carries the error
+ * envelope and changes nothing.
  */
 import { env, exports } from "cloudflare:workers";
 import { sign } from "hono/jwt";

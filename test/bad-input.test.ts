@@ -1,8 +1,8 @@
 /**
- * A catalogue of malformed requests (contract §3): each names the request, the
- * status and the error code it must get, and proves nothing changed: the D1
- * row counts, the agent's row, the space's members and the space's event seq
- * are the same after the request as before.
+ * A catalogue of malformed requests (docs/api.md, "Errors"): each names the
+ * request, the status and the error code it must get, and proves nothing
+ * changed: the D1 row counts, the agent's row, the space's members and the
+ * space's event seq are the same after the request as before.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -520,7 +520,7 @@ const cases: BadCase[] = [
     request: () => ({ method: "GET", path: `/api/spaces/${unknownId("spc")}/stream`, headers: { upgrade: "websocket" } }),
   },
 
-  // ── issue 8: secrets a config may name (one secret policy) ─────────────────
+  // ── secrets a config may name (one secret policy) ──────────────────────────
   ...["JWT_SECRET", "WEBHOOK_SECRET", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY"].map(
     (name): BadCase => ({
       name: `model.apiKeyEnv naming the gateway's own ${name}`,
@@ -570,7 +570,7 @@ const cases: BadCase[] = [
     request: () => postAgent(agentWith({ mcp: { servers: [{ name: "s", url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer ${env.WEBHOOK_SECRET}" } }] } })),
   },
 
-  // ── issue 8: URLs the gateway calls (one URL policy) ───────────────────────
+  // ── URLs the gateway calls (one URL policy) ────────────────────────────────
   ...["file:///etc/passwd", "javascript:alert(1)", "data:text/plain,hi", "ftp://llm.example/v1"].map(
     (url): BadCase => ({
       name: `model.baseURL ${url}`,
@@ -637,7 +637,7 @@ const cases: BadCase[] = [
     request: () => postAgent(agentWith({ tools: [gatewayTool({ url: "https://{{host}}/x" })] })),
   },
 
-  // ── issue 8: JSON depth at the edge ────────────────────────────────────────
+  // ── JSON depth at the edge ─────────────────────────────────────────────────
   ...[65, 2_500, 3_000, 4_000].map(
     (depth): BadCase => ({
       name: `an inbox event nested ${depth} levels deep`,
@@ -683,7 +683,7 @@ const cases: BadCase[] = [
     request: (fixture) => ({ method: "POST", path: `/api/spaces/${fixture.spaceId}/messages`, raw: `{"text":"hi","entityId":"${fixture.member}","mentions":${nested(2_999)}}` }),
   },
 
-  // ── issue 8: input schemas that could never validate ───────────────────────
+  // ── input schemas that could never validate ────────────────────────────────
   ...(
     [
       ["an invalid regex pattern", { type: "object", properties: { x: { type: "string", pattern: "([" } } }, "config.tools.0.inputSchema.properties.x.pattern"],
@@ -743,7 +743,7 @@ const cases: BadCase[] = [
       ),
   },
 
-  // ── issue 8: text body templates ───────────────────────────────────────────
+  // ── text body templates ────────────────────────────────────────────────────
   {
     name: "a JSON text body that does not parse once filled",
     status: 400,
@@ -767,7 +767,7 @@ const cases: BadCase[] = [
       postAgent(agentWith({ tools: [gatewayTool({ url: "https://pay.example/charge", method: "POST", headers: { "content-type": "application/json" }, body: "amount={{a}}" })] })),
   },
 
-  // ── issue 8: who may speak, and with which token ───────────────────────────
+  // ── who may speak, and with which token ────────────────────────────────────
   {
     name: "a JWT whose subject is an agent posting a message",
     status: 403,
@@ -804,7 +804,7 @@ const cases: BadCase[] = [
     request: (fixture) => ({ method: "GET", path: `/api/spaces/${fixture.spaceId}/stream`, auth: "expired", headers: { upgrade: "websocket" } }),
   },
 
-  // ── issue 8: every array limit, one past its maximum ───────────────────────
+  // ── every array limit, one past its maximum ────────────────────────────────
   {
     name: "129 tools",
     status: 400,
@@ -903,7 +903,7 @@ async function toRequest(spec: BadRequest, fixture: Fixture): Promise<Request> {
   return new Request(`http://gateway.test${spec.path}`, { method: spec.method, headers, body });
 }
 
-describe("malformed requests get the contract's errors and change nothing", () => {
+describe("malformed requests get their status and code in the error envelope and change nothing", () => {
   it("the catalogue has at least 150 cases, each with a distinct name", () => {
     expect(cases.length).toBeGreaterThanOrEqual(150);
     expect(new Set(cases.map((badCase) => badCase.name)).size).toBe(cases.length);

@@ -1,5 +1,5 @@
 /**
- * Discovery (contract §4): GET /api/spaces, /api/agents, /api/entities (keyset
+ * Discovery: GET /api/spaces, /api/agents, /api/entities (keyset
  * pages), GET /api/me, GET /api/spaces/:id/tools, and an agent accepted by
  * either of its ids where an entity is expected.
  */

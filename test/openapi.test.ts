@@ -1,5 +1,5 @@
 /**
- * `GET /openapi.json`: an OpenAPI 3.1 document of the contract's routes with
+ * `GET /openapi.json`: an OpenAPI 3.1 document of the gateway's routes with
  * their request schemas, reachable without credentials.
  */
 import { describe, expect, it } from "vitest";

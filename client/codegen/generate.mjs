@@ -2,7 +2,8 @@
 /**
  * Generates the client SDK's types (`client/src/generated/openapi.ts`) from
  * the committed OpenAPI snapshot (`client/openapi.json`) with
- * openapi-typescript. `--check` only compares and exits 1 when the committed
+ * openapi-typescript; request bodies get `…Input` types, in which fields with
+ * a default are optional (`input-schemas.mjs`). `--check` only compares and exits 1 when the committed
  * file is stale. (`npm run client:generate` first refreshes the snapshot from
  * the Worker, then runs this.)
  */
@@ -10,6 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
+import { inputOptionalProperty, withInputSchemas } from "./input-schemas.mjs";
 
 const clientRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const documentPath = join(clientRoot, "openapi.json");
@@ -24,7 +27,8 @@ const header = `/**
 
 /** The TypeScript text for an OpenAPI document given as JSON text. */
 export async function generateTypes(documentText) {
-  const ast = await openapiTS(JSON.parse(documentText), { exportType: true, alphabetize: false });
+  const { document } = withInputSchemas(JSON.parse(documentText));
+  const ast = await openapiTS(document, { exportType: true, alphabetize: false, transformProperty: inputOptionalProperty(ts) });
   return `${header}${astToString(ast)}`;
 }
 

@@ -6,13 +6,13 @@
  * (the fallback where no WebSocket is global, and the only way to send the
  * secret key, which may not go in a URL).
  */
-import { backoffDelay, sleep, type BackoffOptions } from "./backoff";
-import { connectSse } from "./sse-connection";
-import { FinalStreamError } from "./stream-connection";
-import { SwitchboardError } from "./switchboard-error";
-import { connectWebSocket, type WebSocketConstructor } from "./websocket-connection";
+import { backoffDelay, sleep, type BackoffOptions } from "./backoff.js";
+import { connectSse } from "./sse-connection.js";
+import { FinalStreamError } from "./stream-connection.js";
+import { SwitchboardError } from "./switchboard-error.js";
+import { connectWebSocket, type WebSocketConstructor } from "./websocket-connection.js";
 
-export type { WebSocketConstructor, WebSocketLike } from "./websocket-connection";
+export type { WebSocketConstructor, WebSocketLike } from "./websocket-connection.js";
 
 export type StreamStatus = "connecting" | "open" | "reconnecting" | "closed";
 
@@ -99,7 +99,7 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
     this.#stop.abort();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<E> {
+  async *[Symbol.asyncIterator](): AsyncIterator<E, void, undefined> {
     const take = this.on("event", (event) => {
       this.#queue.push(event);
       this.#wakeIterator?.();
@@ -208,6 +208,8 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
   /** One connection, from opening to its end. Resolves when the server ends it; throws to retry; throws FinalStreamError to stop. */
   async #connectOnce(onOpen: () => void): Promise<void> {
     const query = await this.connection.query();
+    // close() may have come while the credentials were read (a token function is async): then nothing is to be opened.
+    if (this.#stop.signal.aborted) return;
     const params = new URLSearchParams();
     if (this.#lastSeq !== undefined) params.set("afterSeq", String(this.#lastSeq));
     const attempt = {
@@ -222,6 +224,8 @@ export class EventSubscription<E extends { seq: number; type: string }> implemen
       return connectWebSocket({ ...attempt, url, WebSocket: this.connection.WebSocket as WebSocketConstructor, probe: this.connection.probe });
     }
     const url = `${this.connection.baseUrl}${this.connection.path}${params.size > 0 ? `?${params}` : ""}`;
-    return connectSse({ ...attempt, url, fetch: this.connection.fetch, headers: await this.connection.headers(), what: `GET ${this.connection.path}` });
+    const headers = await this.connection.headers();
+    if (this.#stop.signal.aborted) return;
+    return connectSse({ ...attempt, url, fetch: this.connection.fetch, headers, what: `GET ${this.connection.path}` });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Answering external tool calls by code (seed 004's "auto tool handlers"):
+ * Answering external tool calls by code (automatic tool handlers):
  * a map of tool name → async function. Each call runs once (deliveries and
  * replays are deduplicated by `toolCallId`), within a timeout; what the
  * function returns is posted as the result, and a throw or a timeout is
@@ -7,8 +7,8 @@
  * card shows an error, the run records a failed call, and the model reads a
  * tool error.
  */
-import type { PendingToolCall } from "./types";
-import type { SwitchboardError } from "./switchboard-error";
+import type { PendingToolCall } from "./types.js";
+import type { SwitchboardError } from "./switchboard-error.js";
 
 /** What a handler gets besides the arguments. */
 export type ToolCallContext = PendingToolCall & {
@@ -17,7 +17,17 @@ export type ToolCallContext = PendingToolCall & {
   signal: AbortSignal;
 };
 
-export type ToolHandler = (args: any, call: ToolCallContext) => unknown | Promise<unknown>;
+/** A tool call's arguments: a JSON object the gateway checked against the tool's input schema. */
+export type ToolArgs = Record<string, unknown>;
+
+/**
+ * A handler: `(args, call) => result`. Left unannotated, `args` is a
+ * `ToolArgs`; annotate it with the shape your tool's input schema promises
+ * (`({ orderId }: { orderId: string }) => …`) and the handler is still
+ * accepted: it is declared as a method, whose parameters TypeScript
+ * compares both ways.
+ */
+export type ToolHandler = { handle(args: ToolArgs, call: ToolCallContext): unknown }["handle"];
 export type ToolHandlers = Record<string, ToolHandler>;
 
 export type ToolOutcome =
@@ -78,7 +88,7 @@ export class ToolRunner {
     let failed = false;
     try {
       result = await Promise.race([
-        Promise.resolve().then(() => handler(call.args, { ...call, agentId, signal: abort.signal })),
+        Promise.resolve().then(() => handler(toolArgs(call.args), { ...call, agentId, signal: abort.signal })),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             const error = new Error(`Handler for tool "${call.toolName}" timed out after ${timeoutMs}ms`);
@@ -107,4 +117,13 @@ export class ToolRunner {
       this.options.onOutcome?.({ toolCallId: call.toolCallId, toolName: call.toolName, outcome: "submit_failed", error: error as SwitchboardError });
     }
   }
+}
+
+/** A call's arguments as a handler gets them: the object the model sent (a call without arguments gets `{}`). */
+function toolArgs(value: unknown): ToolArgs {
+  return isToolArgs(value) ? value : {};
+}
+
+function isToolArgs(value: unknown): value is ToolArgs {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,15 +4,21 @@
  * log no longer holds what it needs (a gap: the replay window of 5,000 events
  * was passed), it reads the missing messages with `GET …/messages`.
  */
-import type { EventSubscription, StreamStatus, SubscribeOptions } from "./event-stream";
-import { SpaceState } from "./space-state";
-import type { SwitchboardError } from "./switchboard-error";
-import type { Switchboard } from "./switchboard";
-import type { SpaceEvent } from "./types";
+import type { EventSubscription, StreamStatus, SubscribeOptions } from "./event-stream.js";
+import { SpaceState } from "./space-state.js";
+import type { SwitchboardError } from "./switchboard-error.js";
+import type { Switchboard } from "./switchboard.js";
+import type { SpaceEvent } from "./types.js";
 
 export type OpenSpaceOptions = Omit<SubscribeOptions, "afterSeq"> & {
-  /** Start after this seq (default 0: everything the space still has). */
+  /** Start after this seq (default 0: everything the space still has; with `state`, that state's last seq). */
   afterSeq?: number;
+  /**
+   * Carry on from a space opened before (its `state`, kept after `close()`):
+   * the timeline it holds stays, and the stream resumes after its last seq,
+   * so a view that goes away and comes back reads only what it missed.
+   */
+  state?: SpaceState;
 };
 
 type ChangeListener = (state: SpaceState, event?: SpaceEvent) => void;
@@ -27,9 +33,11 @@ export class LiveSpace {
     readonly spaceId: string,
     options: OpenSpaceOptions = {},
   ) {
-    this.state = new SpaceState(spaceId);
-    const afterSeq = options.afterSeq ?? 0;
-    this.subscription = client.subscribe(spaceId, { ...options, afterSeq });
+    const { state, ...subscribeOptions } = options;
+    if (state && state.spaceId !== spaceId) throw new TypeError(`openSpace(${spaceId}) was given the state of another space (${state.spaceId})`);
+    this.state = state ?? new SpaceState(spaceId);
+    const afterSeq = options.afterSeq ?? this.state.lastSeq;
+    this.subscription = client.subscribe(spaceId, { ...subscribeOptions, afterSeq });
     this.subscription.on("event", (event) => {
       if (this.state.apply(event)) this.#changed(event);
     });

@@ -1,12 +1,12 @@
 /**
  * The fetch every SDK request goes through: retries what is safe to retry
- * (reads, `PUT`, and the writes the contract lets a client retry, which get an
+ * (reads, `PUT`, and the writes the gateway lets a client retry, which get an
  * `Idempotency-Key` that stays the same across the retries of one call), on
  * network errors and on 408/429/502/503/504, with backoff.
  */
-import { backoffDelay, sleep, type BackoffOptions } from "./backoff";
+import { backoffDelay, sleep, type BackoffOptions } from "./backoff.js";
 
-/** `POST`s the contract (§4) lets a client retry with an `Idempotency-Key`. */
+/** `POST`s the gateway lets a client retry with an `Idempotency-Key` (docs/api.md, "Retries and Idempotency-Key"). */
 const idempotentPosts = [
   /^\/api\/entities$/,
   /^\/api\/spaces$/,

@@ -1,10 +1,11 @@
 /**
- * HS256 JWTs for the gateway (contract §2): `sub` = the entity id, `exp`
- * required. For servers that hold `JWT_SECRET` and hand tokens to their
- * people and services. Web Crypto only, so it runs in Node 20+, Workers and Deno.
+ * HS256 JWTs for the gateway (docs/api.md, "Auth details"): `sub` = the entity
+ * id, `exp` required. For servers that hold `JWT_SECRET` and hand tokens to
+ * their people and services. Web Crypto only, so it runs in Node 20+, Workers
+ * and Deno.
  */
-import { base64ToBytes, bytesToBase64Url } from "./base64";
-import { importHmacKey } from "./hmac-key";
+import { base64ToBytes, bytesToBase64Url } from "./base64.js";
+import { importHmacKey } from "./hmac-key.js";
 
 const encoder = new TextEncoder();
 

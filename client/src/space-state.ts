@@ -8,7 +8,7 @@
  * Pure and synchronous: `apply` an event (in any order the stream gives them,
  * repeated or not) and read the result. The page, the CLI and `openSpace` share it.
  */
-import type { Message, SpaceEvent, SpaceEventOf, ToolCallPart } from "./types";
+import type { Message, SpaceEvent, SpaceEventOf, ToolCallPart } from "./types.js";
 
 /** A message of the timeline: persisted, or a draft still streaming. */
 export type TimelineMessage = Message & {

@@ -4,9 +4,9 @@
  * neither EventSource nor WebSocket. Resolves when the server ends the
  * stream; throws to be retried, or a FinalStreamError to stop.
  */
-import { SseParser } from "./sse-parser";
-import { FinalStreamError, isFinalStatus, type ConnectionAttempt } from "./stream-connection";
-import { SwitchboardError } from "./switchboard-error";
+import { SseParser } from "./sse-parser.js";
+import { FinalStreamError, isFinalStatus, type ConnectionAttempt } from "./stream-connection.js";
+import { SwitchboardError } from "./switchboard-error.js";
 
 export async function connectSse(attempt: ConnectionAttempt & { fetch: typeof fetch; headers: Record<string, string>; what: string }): Promise<void> {
   const abort = new AbortController();

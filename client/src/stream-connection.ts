@@ -1,5 +1,5 @@
 /** What the stream transports share: one connection attempt's inputs, and the error that ends a subscription. */
-import type { SwitchboardError } from "./switchboard-error";
+import type { SwitchboardError } from "./switchboard-error.js";
 
 export type ConnectionAttempt = {
   /** The full stream URL, with `afterSeq` (and for a WebSocket, the credentials). */

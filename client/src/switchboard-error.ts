@@ -1,9 +1,9 @@
 /**
- * The one error the SDK throws: the contract's error envelope
+ * The one error the SDK throws: the gateway's error envelope
  * (`{"error": {"code", "message", "details?"}}`) with the HTTP status, or a
  * client-side failure (`network_error`, `timeout`, `aborted`) with status 0.
  */
-import type { components } from "./generated/openapi";
+import type { components } from "./generated/openapi.js";
 
 /**
  * Every code the gateway answers with: its OpenAPI document's `ErrorCode`

@@ -8,13 +8,13 @@
  *   const switchboard = new Switchboard({ baseUrl, publicKey, token });     // a person or service
  */
 import createClient, { type Client } from "openapi-fetch";
-import { EventSubscription, type StreamConnection, type SubscribeOptions, type WebSocketConstructor } from "./event-stream";
-import { type ToolAnswer, ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-tools";
-import { LiveSpace, type OpenSpaceOptions } from "./live-space";
-import { retryingFetch, type RetryOptions } from "./retrying-fetch";
-import { SwitchboardError } from "./switchboard-error";
-import type { AgentConfig, AgentDocument, AgentEvent, PendingToolCall, SpaceEvent, paths } from "./types";
-import { createWebhookHandler, type WebhookHandlerOptions } from "./webhooks";
+import { EventSubscription, type StreamConnection, type SubscribeOptions, type WebSocketConstructor } from "./event-stream.js";
+import { type ToolAnswer, ToolRunner, type ToolHandlers, type ToolRunnerOptions } from "./handle-tools.js";
+import { LiveSpace, type OpenSpaceOptions } from "./live-space.js";
+import { retryingFetch, type RetryOptions } from "./retrying-fetch.js";
+import { SwitchboardError } from "./switchboard-error.js";
+import type { AgentConfigInput, AgentDocument, AgentDocumentInput, AgentEvent, PendingToolCall, SpaceEvent, paths } from "./types.js";
+import { createWebhookHandler, type WebhookHandlerOptions } from "./webhooks.js";
 
 type TokenSource = string | (() => string | Promise<string>);
 
@@ -116,9 +116,11 @@ export class Switchboard {
   // ---------------------------------------------------------------- agents
 
   readonly agents = {
-    create: (config: AgentConfig) => this.#call("POST /api/agents", () => this.raw.POST("/api/agents", { body: { config } })),
+    /** A new agent; fields with a default (`version`, `loop`, `tools`, `limits`…) may be left out. */
+    create: (config: AgentConfigInput) => this.#call("POST /api/agents", () => this.raw.POST("/api/agents", { body: { config } })),
     get: (agentId: string) => this.#call(`GET /api/agents/${agentId}`, () => this.raw.GET("/api/agents/{agentId}", { params: { path: { agentId } } })),
-    update: (agentId: string, config: AgentConfig) =>
+    /** Replaces the agent's config (the whole of it: what is left out takes its default). */
+    update: (agentId: string, config: AgentConfigInput) =>
       this.#call(`PUT /api/agents/${agentId}`, () => this.raw.PUT("/api/agents/{agentId}", { params: { path: { agentId } }, body: { config } })),
     delete: (agentId: string) => this.#call(`DELETE /api/agents/${agentId}`, () => this.raw.DELETE("/api/agents/{agentId}", { params: { path: { agentId } } })),
     list: (query: Page = {}) => this.#call("GET /api/agents", () => this.raw.GET("/api/agents", { params: { query } })),
@@ -137,6 +139,36 @@ export class Switchboard {
     /** Pushes an `external` event into the agent's inbox; it wakes. */
     pushInbox: (agentId: string, data: unknown) =>
       this.#call(`POST /api/agents/${agentId}/inbox`, () => this.raw.POST("/api/agents/{agentId}/inbox", { params: { path: { agentId } }, body: { type: "external", data } })),
+    /** Call statistics per tool since the agent was created: calls, failures by kind, latency median and p95, bytes, cache hits. */
+    toolStats: (agentId: string) => this.#call(`GET /api/agents/${agentId}/tool-stats`, () => this.raw.GET("/api/agents/{agentId}/tool-stats", { params: { path: { agentId } } })),
+    /** Stops the agent's running run now (it fails, its events kept on the record); 409 when nothing runs. */
+    abort: (agentId: string, reason?: string) =>
+      this.#call(`POST /api/agents/${agentId}/abort`, () =>
+        this.raw.POST("/api/agents/{agentId}/abort", { params: { path: { agentId } }, body: reason === undefined ? {} : { reason } }),
+      ),
+  };
+
+  /**
+   * Operator controls over pending calls (secret key): the calls of every
+   * agent, filtered, oldest first; one call cancelled (the agent gets a
+   * cancellation), expired now, or its outcome delivered to the agent again.
+   * Each is noted on the run it touched; a call that already settled is a 409.
+   */
+  readonly pendingToolCalls = {
+    list: (query: NonNullable<paths["/api/pending-tool-calls"]["get"]["parameters"]["query"]> = {}) =>
+      this.#call("GET /api/pending-tool-calls", () => this.raw.GET("/api/pending-tool-calls", { params: { query } })),
+    cancel: (callId: string, reason?: string) =>
+      this.#call(`POST /api/pending-tool-calls/${callId}/cancel`, () =>
+        this.raw.POST("/api/pending-tool-calls/{callId}/cancel", { params: { path: { callId } }, body: reason === undefined ? {} : { reason } }),
+      ),
+    expire: (callId: string, reason?: string) =>
+      this.#call(`POST /api/pending-tool-calls/${callId}/expire`, () =>
+        this.raw.POST("/api/pending-tool-calls/{callId}/expire", { params: { path: { callId } }, body: reason === undefined ? {} : { reason } }),
+      ),
+    redeliver: (callId: string, reason?: string) =>
+      this.#call(`POST /api/pending-tool-calls/${callId}/redeliver`, () =>
+        this.raw.POST("/api/pending-tool-calls/{callId}/redeliver", { params: { path: { callId } }, body: reason === undefined ? {} : { reason } }),
+      ),
   };
 
   /**
@@ -153,7 +185,7 @@ export class Switchboard {
    * anything is written. `name` renames it. Retried safely: one
    * Idempotency-Key for all attempts of this call (or yours, `idempotencyKey`).
    */
-  importAgent(document: AgentDocument, options: { name?: string; idempotencyKey?: string } = {}) {
+  importAgent(document: AgentDocumentInput, options: { name?: string; idempotencyKey?: string } = {}) {
     return this.#call("POST /api/agents/import", () =>
       this.raw.POST("/api/agents/import", {
         params: { query: options.name === undefined ? {} : { name: options.name } },
@@ -265,7 +297,7 @@ export class Switchboard {
     return this.answerCallback(decodeURIComponent(token), body);
   }
 
-  async *#pages<P extends { nextCursor: string | null }, T>(read: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): AsyncGenerator<T> {
+  async *#pages<P extends { nextCursor: string | null }, T>(read: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): AsyncGenerator<T, void, undefined> {
     let cursor: string | undefined;
     for (;;) {
       const page = await read(cursor);

@@ -11,10 +11,10 @@
  * verifies, answers the call with your function and posts the result back.
  */
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { base64ToBytes, bytesToBase64 } from "./base64";
-import type { ToolHandlers, ToolRunner } from "./handle-tools";
-import { importHmacKey } from "./hmac-key";
-import type { SubscriptionEvent, ToolCallWebhook } from "./types";
+import { base64ToBytes, bytesToBase64 } from "./base64.js";
+import type { ToolHandlers, ToolRunner } from "./handle-tools.js";
+import { importHmacKey } from "./hmac-key.js";
+import type { SubscriptionEvent, ToolCallWebhook } from "./types.js";
 
 export { WebhookVerificationError };
 

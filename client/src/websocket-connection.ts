@@ -4,8 +4,8 @@
  * gives up when silent, and after a failed handshake asks over HTTP why, so
  * an auth problem ends the subscription instead of being retried forever.
  */
-import { FinalStreamError, type ConnectionAttempt } from "./stream-connection";
-import { isErrorEnvelope, SwitchboardError } from "./switchboard-error";
+import { FinalStreamError, type ConnectionAttempt } from "./stream-connection.js";
+import { isErrorEnvelope, SwitchboardError } from "./switchboard-error.js";
 
 /** What a WebSocket class needs to offer. */
 export type WebSocketLike = {

@@ -1,7 +1,7 @@
 /**
- * The agent config (contract §5): who the agent is, which model it thinks with,
- * how its loop runs, its tools, MCP servers and limits. Every problem is
- * reported with its path.
+ * The agent config (docs/agents.md, docs/tools.md): who the agent is, which
+ * model it thinks with, how its loop runs, its tools, MCP servers and limits.
+ * Every problem is reported with its path.
  */
 import { z } from "@hono/zod-openapi";
 import { ModelConfig } from "../models/model-config";
@@ -104,7 +104,7 @@ export const AgentConfig = z
         contextWindowTokens: 128_000,
         toolOutputContextShare: 0.5,
       }),
-    // The built-in catalogue (issue 11): groups, denied tools, file folders, the image model.
+    // The built-in catalogue: groups, denied tools, file folders, the image model.
     ...builtinConfigFields,
     reflection: ReflectionConfig.optional(),
   })
@@ -145,7 +145,7 @@ export const AgentConfig = z
       }
       servers.add(server.name);
     });
-    // Provider names, queues, and tool names that collide (issue 10).
+    // Provider names, queues, and tool names that collide (docs/tools.md, "One naming rule").
     for (const problem of checkProviderNames(config)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
   })
   .openapi("AgentConfig");

@@ -1,5 +1,5 @@
 /**
- * Inbox events (contract §7): what wakes an agent. `hop` counts how many
+ * Inbox events (docs/agents.md): what wakes an agent. `hop` counts how many
  * agent cycles led to an event (a person's message is 0, an agent's reply or
  * a tool calling the gateway back is one more), so loops stop at a bound.
  * `reflection` is the agent's own follow-up after a cycle (never from outside).

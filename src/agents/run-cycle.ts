@@ -25,6 +25,8 @@ import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
 import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection/reflection";
 import { inboxMessage } from "./system-prompt";
+import type { QueuedEvent } from "./inbox-event";
+import { jumpTurn } from "../models/scripted-jump";
 import { z } from "zod";
 
 export const maxRunAttempts = 3;
@@ -105,7 +107,7 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
       // Its first attempt starts at once (`attempt`), so it is saved running, with a scripted
       // model's place in its script for the first step: one save instead of three.
       running: true,
-      ...(agent.config.model.provider === "scripted" && { scriptedTurn: storage.read("scripted_turn", scriptedTurn) ?? 0 }),
+      ...(agent.config.model.provider === "scripted" && { scriptedTurn: scriptedTurnAtStart(host, events) }),
     };
     const throttledSince = storage.read("throttled_since", z.number());
     if (throttledSince !== undefined) {
@@ -120,6 +122,21 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
     journal.saveRun(run);
     return { started: run };
   });
+}
+
+/**
+ * Where a scripted model's run starts in its script: where it stood, or where
+ * a jump sends it when a space message of this run says the jump's words
+ * (kept at once, so a retry or the next run goes on from there).
+ */
+function scriptedTurnAtStart(host: CycleHost, events: readonly QueuedEvent[]): number {
+  const { storage, agent } = host;
+  const model = agent.config.model;
+  const texts = events.flatMap(({ event }) => (event.type === "space_message" && event.entityId !== agent.entityId ? [event.text] : []));
+  const jumped = model.provider === "scripted" ? jumpTurn(model.jumps, texts) : undefined;
+  if (jumped === undefined) return storage.read("scripted_turn", scriptedTurn) ?? 0;
+  storage.write("scripted_turn", jumped);
+  return jumped;
 }
 
 /** One attempt at a run: from its first step, or from where the journal says it stopped. */

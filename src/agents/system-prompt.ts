@@ -22,7 +22,7 @@ export type PromptInput = {
   now: Date;
   /** The agent's `limits.toolResponseMaxBytes`: the cap on each inbox payload the model sees. */
   maxEventChars?: number;
-  /** The built-ins the agent has (`describeBuiltins`); absent: the contract's, as before the catalogue. */
+  /** The built-ins the agent has (`describeBuiltins`); absent: `spaces` and `knowledge`, as before the catalogue. */
   builtins?: { groups: ReadonlySet<string>; names: ReadonlySet<string>; sections: string[] };
   /** What tool providers ask to be said (MCP servers' `instructions`, a provider's `instructions`). */
   providerInstructions?: { provider: string; kind: string; text: string }[];

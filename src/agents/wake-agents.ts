@@ -1,5 +1,5 @@
 /**
- * An agent's `send_message` with mentions wakes the agents it mentions (§7),
+ * An agent's `send_message` with mentions wakes the agents it mentions,
  * one hop further than the cycle that sent it. People's messages are woken
  * from the space object itself (`spaces/wake-members.ts`), which knows the
  * members; here they are read from D1.

@@ -1,6 +1,6 @@
 /**
- * What an agent did and holds (secret key): runs, the lists of §4, the inbox
- * route, and the agent's own event stream.
+ * What an agent did and holds (secret key): runs, its goals, memories,
+ * plans and pending calls, the inbox route, and the agent's own event stream.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray } from "drizzle-orm";

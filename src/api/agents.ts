@@ -120,7 +120,8 @@ export const agentRoutes = createRouter()
       if (!agent) throw await agentNotFound(database, agentId);
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // Its open calls can never be answered now (a late result gets 410); the entity row
-      // cascades to the agent row and its memberships; its webhook subscriptions and dead letters go. One batch: all or nothing.
+      // cascades to the agent row, its memberships and its connected accounts (their sealed tokens);
+      // its webhook subscriptions and dead letters go. One batch: all or nothing.
       await database.batch([
         expireOpenCallsOfAgent(database, agentId),
         database.delete(entities).where(eq(entities.id, agent.entityId)),

@@ -1,6 +1,7 @@
 /**
  * The Worker's HTTP surface: one Hono app, one error handler producing the
- * contract's envelope, the OpenAPI 3.1 document at `/openapi.json`.
+ * error envelope `{error: {code, message}}`, the OpenAPI 3.1 document at
+ * `/openapi.json`.
  */
 import { HTTPException } from "hono/http-exception";
 import { ApiError, errorEnvelope } from "../errors";
@@ -44,7 +45,7 @@ export function createApp() {
   app.use("/api/*", authentication);
   app.use("/api/*", requestBody);
   app.use("/api/*", hopGuard);
-  // The writes a client may retry (contract §4).
+  // The writes a client may retry (docs/api.md, "Retries and Idempotency-Key").
   for (const path of [
     "/api/entities",
     "/api/agents",

@@ -15,7 +15,7 @@ export type ApiContext<Env extends ApiEnv = ApiEnv> = Context<Env>;
 
 type Issue = { path: PropertyKey[]; message: string };
 
-/** A validation failure as the contract's 400, listing the path of every problem. */
+/** A validation failure as a 400 in the error envelope, listing the path of every problem. */
 export function validationError(issues: readonly Issue[], where: string): ApiError {
   const problems = issues.map((issue) => ({
     path: issue.path.map(String).join("."),

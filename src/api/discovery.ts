@@ -1,5 +1,5 @@
 /**
- * Discovery (contract §4): what exists, so a lost id can be found again.
+ * Discovery: what exists, so a lost id can be found again.
  * `GET /api/spaces` (secret: every space; member JWT: the caller's spaces),
  * `GET /api/agents` and `GET /api/entities` (secret), and `GET /api/me`
  * (member JWT: the caller's entity and spaces). Lists are newest first, one

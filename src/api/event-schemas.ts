@@ -1,6 +1,6 @@
 /**
  * The stream events as OpenAPI components, so SDKs are typed from the same
- * document as the routes: `SpaceEvent` (contract §8, the space stream),
+ * document as the routes: `SpaceEvent` (the space stream, docs/api-reference.md),
  * `AgentEvent` (the agent stream, docs/agents.md) and `ToolCallWebhook` (what
  * a tool's `execution.webhook` receives), and under `webhooks` what a
  * webhook subscription receives (`SubscriptionEvents`). Objects are loose: an event may
@@ -39,7 +39,7 @@ export const SpaceEvent = z
     space("tool.done", loose({ toolCallId: z.string(), toolName: z.string(), args: z.unknown().optional(), result: z.unknown().optional() })),
     space("tool.error", loose({ toolCallId: z.string(), toolName: z.string(), error: z.unknown().optional() })),
   ])
-  .openapi("SpaceEvent", { description: "One event of a space stream (contract §8): a WebSocket text frame, or the data of an SSE frame whose id is the seq" });
+  .openapi("SpaceEvent", { description: "One event of a space stream: a WebSocket text frame, or the data of an SSE frame whose id is the seq" });
 
 const usage = loose({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() });
 

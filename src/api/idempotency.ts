@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on the writes a client may retry (contract §4; the IETF
+ * `Idempotency-Key` on the writes a client may retry (docs/api.md; the IETF
  * httpapi draft's semantics): the first answer to a key is kept for 24 hours
  * and replayed for the same key and body; the same key with a different body
  * is 422; a retry while the first request is still being answered is 409.

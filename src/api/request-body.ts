@@ -9,7 +9,7 @@ import type { MiddlewareHandler } from "hono";
 import { maxDocumentBytes } from "../agents/portable/agent-document";
 import { ApiError } from "../errors";
 import { parseJsonSafely } from "../json";
-import { type LimitedBody, readLimitedBody } from "../tools";
+import { type LimitedBody, readLimitedBody } from "../security/read-limited-body";
 import type { ApiEnv } from "./context";
 
 /** Bodies above this many bytes are refused with 413 (agent configs are the largest). */

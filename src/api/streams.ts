@@ -63,7 +63,8 @@ export const streamRoutes = createRouter().openapi(
     path: "/api/spaces/{spaceId}/stream",
     tags: ["streams"],
     ...routeAccess("secret-or-member", { queryCredentials: true }),
-    description: "Live space events (contract §8). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.",
+    description:
+      "Live space events (each one a SpaceEvent). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.",
     request: { params: SpaceIdParam, query: StreamQuery },
     responses: {
       101: { description: "WebSocket: one JSON event per text frame" },

@@ -1,8 +1,9 @@
 /**
- * `POST /api/runs/:runId/tool-results {callId, result | error}` (§6): who may
- * answer, and the HTTP mapping (`answer-pending-call.ts`); the transition
- * itself belongs to the agent's object (the pending-call owner). Approvals
- * are answered here too, with `{approved, args?, reason?}` as the result.
+ * `POST /api/runs/:runId/tool-results {callId, result | error}` (docs/tools.md,
+ * "The result route"): who may answer, and the HTTP mapping
+ * (`answer-pending-call.ts`); the transition itself belongs to the agent's
+ * object (the pending-call owner). Approvals are answered here too, with
+ * `{approved, args?, reason?}` as the result.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { getDatabase } from "../db/client";

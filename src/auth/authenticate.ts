@@ -1,8 +1,9 @@
 /**
- * The contract's §2: `x-secret-key` for the server, or `x-public-key` plus a
- * bearer JWT (HS256, `sub` = entity id, `exp` enforced) for one entity. Stream
- * routes also take `?publicKey=…&token=…` because browsers cannot set headers
- * on WebSockets. Missing or invalid credentials are a 401.
+ * Who is calling (docs/api.md, "Auth details"): `x-secret-key` for the server,
+ * or `x-public-key` plus a bearer JWT (HS256, `sub` = entity id, `exp`
+ * enforced) for one entity. Stream routes also take `?publicKey=…&token=…`
+ * because browsers cannot set headers on WebSockets. Missing or invalid
+ * credentials are a 401.
  */
 import { verify } from "hono/jwt";
 import type { AppEnv } from "../env";

@@ -1,4 +1,4 @@
-/** Message rows in D1 and their conversion to the contract's message shape. */
+/** Message rows in D1 and their conversion to the message shape clients see. */
 import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Message, MessagePart } from "../protocol/message";

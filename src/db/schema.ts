@@ -1,5 +1,7 @@
 /**
- * The D1 schema: the system of record for everything the contract lists.
+ * The D1 schema: the system of record for entities, agents, spaces, members,
+ * messages, pending tool calls, runs, goals, memories and plans (an object's
+ * storage may cache or queue them, never be their only copy).
  * drizzle-kit generates `migrations/` from this file; never edit a migration by hand.
  */
 import { sql } from "drizzle-orm";
@@ -76,7 +78,7 @@ export const messages = sqliteTable(
   (table) => [uniqueIndex("messages_space_seq_unique").on(table.spaceId, table.seq)],
 );
 
-/** One cycle of an agent (contract §7): `running` → `completed` | `failed` | `interrupted`. */
+/** One cycle of an agent (its run record): `running` → `completed` | `failed` | `interrupted`. */
 export const runs = sqliteTable(
   "runs",
   {
@@ -98,7 +100,7 @@ export const runs = sqliteTable(
   (table) => [index("runs_agent_idx").on(table.agentId, table.createdAt)],
 );
 
-/** A tool call waiting for a result from outside (contract §6). */
+/** A tool call waiting for a result from outside (docs/tools.md, "Waiting for results"). */
 export const pendingToolCalls = sqliteTable(
   "pending_tool_calls",
   {
@@ -190,7 +192,7 @@ export const plans = sqliteTable(
 );
 
 /**
- * `Idempotency-Key` records (contract §4): the first answer to a keyed write,
+ * `Idempotency-Key` records (docs/api.md): the first answer to a keyed write,
  * replayed for a retry with the same body. `scope` is the caller and the
  * route; `fingerprint` is a hash of the body.
  */
@@ -266,4 +268,41 @@ export const webhookDeadLetters = sqliteTable(
     index("webhook_dead_letters_agent_idx").on(table.agentId),
     index("webhook_dead_letters_subscription_idx").on(table.subscriptionId),
   ],
+);
+
+/**
+ * Accounts at other services that an entity connected through OAuth (an MCP
+ * server, an API): one row per entity and connection key. The tokens are in
+ * `sealed_tokens` alone, encrypted (src/accounts/token-cipher.ts); every other
+ * column is plain so connections can be listed and refreshes scheduled
+ * without opening them, and none of them holds a token. Deleting the entity
+ * deletes its connections (the cascade).
+ */
+export const accountConnections = sqliteTable(
+  "account_connections",
+  {
+    entityId: text("entity_id")
+      .notNull()
+      .references(() => entities.id, { onDelete: "cascade" }),
+    /** The service: an MCP server's resource URL or a provider's name. */
+    connectionKey: text("connection_key").notNull(),
+    /** The token set as one AES-GCM blob; null once revoked (revoking erases the tokens). */
+    sealedTokens: text("sealed_tokens"),
+    /** The `ACCOUNTS_KEYS` key that sealed it (the blob says so too): what is still sealed with an old key is found by this. */
+    keyId: text("key_id"),
+    /** The scopes granted, space-separated as OAuth writes them. */
+    scopes: text("scopes").notNull(),
+    /** When the access token stops working (ISO 8601), for refresh scheduling; null when unknown or revoked. */
+    expiresAt: text("expires_at"),
+    /** The authorization server's issuer identifier. */
+    issuer: text("issuer"),
+    /** The client id the gateway used with that server. */
+    clientId: text("client_id"),
+    /** Raised by every write: a refresh writes only over the version it read (compare-and-set). */
+    version: integer("version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: text("updated_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (table) => [primaryKey({ columns: [table.entityId, table.connectionKey] })],
 );

@@ -1,6 +1,6 @@
 /**
  * The goal, memory and plan actions, each written once: its built-in name
- * (§7), its prebuilt action name (seed 004), its description, its input
+ * (the `knowledge` group), its prebuilt action name, its description, its input
  * schema and its handler. The built-in tools (`tools/builtins/knowledge-tools.ts`)
  * and the prebuilt registry (`tools/prebuilt/prebuilt-registry.ts`) are both
  * made from this list, so they cannot drift apart.

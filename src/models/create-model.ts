@@ -1,5 +1,5 @@
 /**
- * Turns an agent's model config (contract §5) into an AI SDK language model.
+ * Turns an agent's model config (`model`) into an AI SDK language model.
  * API keys come only from Worker secrets, never from the config, and only by
  * the secret policy (never one of the gateway's own keys); a missing one fails
  * with a message that says which secret to set. A `baseURL` is checked by the

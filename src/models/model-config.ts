@@ -1,10 +1,11 @@
 /**
- * Which model an agent thinks with (contract §5): the provider, its settings,
- * and for `scripted` the turns it plays. API keys are named, never given.
+ * Which model an agent thinks with (the config's `model`): the provider, its
+ * settings, and for `scripted` the turns it plays. API keys are named, never given.
  */
 import { z } from "@hono/zod-openapi";
 import { secretNameProblem } from "../security/secret-policy";
 import { OutboundUrl } from "../security/url-policy";
+import { wordsOf } from "./scripted-jump";
 
 /** Names the Worker secret holding an API key (never the key itself, never one of the gateway's own keys). */
 export const ApiKeyEnv = z
@@ -38,6 +39,20 @@ export const ScriptedTurn = z
   })
   .strict();
 
+/**
+ * A jump in a scripted model's script: a cycle woken by a space message that
+ * says `whenMessageSays` (the same words in the same order, whatever the case
+ * and punctuation) plays from turn `toTurn` instead of where the script stood.
+ * What lets a demo offer something again when asked ("form").
+ */
+export const ScriptedJump = z
+  .object({
+    whenMessageSays: z.string().min(1).max(200),
+    toTurn: z.number().int().min(0),
+  })
+  .strict()
+  .openapi("ScriptedJump");
+
 export const ModelConfig = z
   .discriminatedUnion("provider", [
     z.object({ provider: z.literal("openai"), ...modelSettings, baseURL: OutboundUrl.optional() }).strict(),
@@ -51,10 +66,24 @@ export const ModelConfig = z
         temperature: z.number().optional(),
         maxOutputTokens: z.number().int().positive().optional(),
         turns: z.array(ScriptedTurn).max(10_000),
+        jumps: z.array(ScriptedJump).max(100).optional(),
       })
-      .strict(),
+      .strict()
+      .superRefine((model, context) => {
+        model.jumps?.forEach((jump, index) => {
+          if (jump.toTurn >= model.turns.length)
+            context.addIssue({
+              code: "custom",
+              path: ["jumps", index, "toTurn"],
+              message: `No turn ${jump.toTurn}: the script has ${model.turns.length} turn(s), numbered from 0`,
+            });
+          if (wordsOf(jump.whenMessageSays).length === 0)
+            context.addIssue({ code: "custom", path: ["jumps", index, "whenMessageSays"], message: "Give at least one word (letters or digits)" });
+        });
+      }),
   ])
   .openapi("ModelConfig");
 
 export type ModelConfig = z.infer<typeof ModelConfig>;
 export type ScriptedTurn = z.infer<typeof ScriptedTurn>;
+export type ScriptedJump = z.infer<typeof ScriptedJump>;

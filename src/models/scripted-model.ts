@@ -1,9 +1,9 @@
 /**
- * The `scripted` provider (contract §5): a real AI SDK language model that plays
- * configured turns in order, one turn per model call, and streams each one in
- * small deltas the way a hosted model does. The position in the script belongs
- * to the caller (the agent keeps it in Durable Object storage), so a script
- * carries on across cycles and evictions.
+ * The `scripted` provider (docs/agents.md, "Model providers"): a real AI SDK
+ * language model that plays configured turns in order, one turn per model call,
+ * and streams each one in small deltas the way a hosted model does. The
+ * position in the script belongs to the caller (the agent keeps it in Durable
+ * Object storage), so a script carries on across cycles and evictions.
  */
 import type {
   LanguageModelV4,

@@ -1,9 +1,10 @@
 /**
- * The persisted space message (contract §8) and how public-key clients see it:
- * tool parts of `display.mode: "minimal"` tools carry only id, name and status.
- * A message's parts are tool calls (cards; `task_status` keeps one live card
- * per run and space) and images (a generated image stored in R2, behind a
- * signed link); an image of a minimal tool is not shown to public-key clients.
+ * The persisted space message (`space.message` events) and how public-key
+ * clients see it: tool parts of `display.mode: "minimal"` tools carry only id,
+ * name and status. A message's parts are tool calls (cards; `task_status` keeps
+ * one live card per run and space) and images (a generated image stored in R2,
+ * behind a signed link); an image of a minimal tool is not shown to public-key
+ * clients.
  */
 import { z } from "@hono/zod-openapi";
 

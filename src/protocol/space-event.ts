@@ -1,4 +1,4 @@
-/** The space event types of contract §8, spelled exactly as the contract does. */
+/** The space event types (docs/api-reference.md, "Space events"), spelled exactly as clients read them. */
 export const spaceEventTypes = [
   "space.message",
   "space.message.streaming",

@@ -7,8 +7,8 @@
  * rule cannot leak either.
  */
 
-/** The gateway's own keys: they authenticate callers and sign tokens, webhooks and file links. */
-export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET", "FILE_LINK_SECRET"]);
+/** The gateway's own keys: they authenticate callers, sign tokens, webhooks and file links, and seal connected accounts' tokens. */
+export const reservedSecretNames: ReadonlySet<string> = new Set(["GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET", "FILE_LINK_SECRET", "ACCOUNTS_KEYS"]);
 
 /** Why a name cannot be used: one of the gateway's keys, a binding that is not a string, or nothing set. */
 export type SecretRefusal = "reserved" | "binding" | "unset";

@@ -1,9 +1,9 @@
 /**
- * The wake rules of §7, applied where the members are known: a person's (or
- * service's) message wakes every agent member of the space; an agent's
- * message wakes only the agents it mentions; nobody wakes themselves.
- * Delivery is awaited: when this returns, the event is durable in every
- * target's inbox (idempotent by the message id: a redelivery is ignored).
+ * The wake rules (docs/agents.md, "Wake rules"), applied where the members are
+ * known: a person's (or service's) message wakes every agent member of the
+ * space; an agent's message wakes only the agents it mentions; nobody wakes
+ * themselves. Delivery is awaited: when this returns, the event is durable in
+ * every target's inbox (idempotent by the message id: a redelivery is ignored).
  */
 import type { AppEnv } from "../env";
 import type { AgentInboxPort, SpaceMessageInboxEvent } from "../protocol/agent-inbox-port";

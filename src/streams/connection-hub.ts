@@ -150,7 +150,7 @@ export class ConnectionHub {
 
   /**
    * Client frames: `{"type":"ping"}` is answered with `{"type":"pong"}`;
-   * anything else gets an error frame in the contract's envelope and the
+   * anything else gets an error frame in the error envelope and the
    * connection stays open. One bad frame never kills the object. A frame on
    * a connection whose token has expired closes it instead.
    */

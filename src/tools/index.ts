@@ -46,7 +46,6 @@ export type { ToolStreamObserver } from "./engine/tool-stream-observer";
 export { resultSchemaProblem } from "./engine/validate-tool-result";
 export { servableContentType } from "./files/media-type";
 export { readText } from "./files/text-object-store";
-export { type LimitedBody, readLimitedBody } from "./gateway/read-limited-body";
 export { McpPool } from "./mcp/mcp-pool";
 
 // The tools: built-ins (and what portable agents carry of the notes).

@@ -5,6 +5,7 @@ import type { AgentDO } from "../../src/agents/agent-do";
 import { AgentStorage } from "../../src/agents/agent-storage";
 import { CycleJournal } from "../../src/agents/cycle-journal";
 import { agentObject, createAgent, scriptedConfig } from "../support/agents";
+import { capturedErrors } from "../support/captured-errors";
 
 const Value = z.object({ n: z.number(), notes: z.array(z.string()) });
 
@@ -62,8 +63,9 @@ describe("the agent object's state values, kept in memory", () => {
     });
   });
 
-  it("a value that does not parse with the schema it is read with is absent, whatever was parsed before", async () => {
+  it("a value that does not parse with the schema it is read with is absent, whatever was parsed before (and logged)", async () => {
     const agent = await createAgent(scriptedConfig([]));
+    const logged = capturedErrors();
     await runInDurableObject(agentObject(agent.id), async (_instance: AgentDO, state) => {
       const storage = new AgentStorage(state.storage);
       storage.write("k", { n: 1, notes: [] });
@@ -72,6 +74,7 @@ describe("the agent object's state values, kept in memory", () => {
       expect(storage.read("k", z.object({ n: z.string() }))).toBeUndefined();
       expect(storage.read("k", Value)?.n).toBe(1);
     });
+    expect(logged()).toEqual([expect.stringMatching(/^unreadable agent state k n: /)]);
   });
 });
 

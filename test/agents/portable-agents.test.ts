@@ -122,7 +122,7 @@ async function notesOf(agentId: string): Promise<{ path: string; content: string
   );
 }
 
-/** Everything an import could write: the contract's rows, the knowledge tables and every agent's R2 objects. */
+/** Everything an import could write: the core rows (entities, agents, spaces, members, messages), the knowledge tables and every agent's R2 objects. */
 async function everything() {
   const count = (table: string) => env.DB.prepare(`select count(*) as count from ${table}`).first<{ count: number }>();
   const [goals, memories, plans] = await Promise.all([count("goals"), count("memories"), count("plans")]);

@@ -40,7 +40,7 @@ describe("inline execution types", () => {
     world.close();
   });
 
-  it("a visible tool before enter_space gets the contract's error", async () => {
+  it("a visible tool before enter_space gets the 'not in a space' error", async () => {
     const world = await toolWorld([chart], () => [{ toolCalls: [{ name: "displayChart", args: { title: "x" } }, skip] }]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);

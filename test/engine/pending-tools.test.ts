@@ -38,7 +38,7 @@ describe("waiting calls", () => {
     world.close();
   });
 
-  it("a timeout gives the model the contract's error, and a late result reaches the inbox and starts a cycle", async () => {
+  it("a timeout gives the model a 'timed out' error, and a late result reaches the inbox and starts a cycle", async () => {
     const world = await toolWorld([external({ timeout: 300 })], () => [{ toolCalls: [{ name: "fetchData", args: { query: "slow" } }, skip] }, { toolCalls: [skip] }]);
     await world.wake();
     const { runId, toolCallId } = (await world.agentStream.waitForType("tool.pending")).data as { runId: string; toolCallId: string };
@@ -66,7 +66,7 @@ describe("async calls and the result route", () => {
     world.close();
   });
 
-  it("duplicates, conflicts, unknown calls, other runs and missing callIds are answered as §6 says", async () => {
+  it("duplicates, conflicts, unknown calls, other runs and missing callIds get the result route's statuses", async () => {
     const world = await toolWorld([external({ isAsync: true })], () => [{ toolCalls: [{ name: "fetchData", args: { query: "x" } }, skip] }, { toolCalls: [skip] }]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);

@@ -52,8 +52,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   world.ada = (await admin.entities.create({ type: "human", name: "Ada" })).id;
   world.bob = (await admin.entities.create({ type: "human", name: "Bob" })).id;
-  const agent = await admin.agents.create({ agent: { name: "Treasurer" }, model: { provider: "scripted", turns: [] } } as never);
-  const nudger = await admin.agents.create({ agent: { name: "Nudger" }, model: { provider: "scripted", turns: [] } } as never);
+  const agent = await admin.agents.create({ agent: { name: "Treasurer" }, model: { provider: "scripted", turns: [] } });
+  const nudger = await admin.agents.create({ agent: { name: "Nudger" }, model: { provider: "scripted", turns: [] } });
   const space = await admin.spaces.create({ name: "Treasury", memberIds: [world.ada, world.bob, agent.id, nudger.id] });
   Object.assign(world, { spaceId: space.id, agentId: agent.id, agentEntityId: agent.entityId, nudgerId: nudger.id });
   const enter = { name: "enter_space", args: { spaceId: space.id } };
@@ -86,7 +86,7 @@ beforeAll(async () => {
         resultSchema: { type: "object", properties: { account: { type: "string", title: "Account" } }, required: ["account"] },
       },
     ],
-  } as never);
+  });
   await admin.agents.update(nudger.id, {
     agent: { name: "Nudger" },
     model: { provider: "scripted", turns: [{ toolCalls: [enter, { name: "nudge", args: { amount: 3 } }] }, { toolCalls: [{ name: "skip", args: {} }] }] },
@@ -99,7 +99,7 @@ beforeAll(async () => {
         approval: { required: true, timeout: 6_000, reminders: [4_000] },
       },
     ],
-  } as never);
+  });
   ada = await signedInPage(world.ada);
   bob = await signedInPage(world.bob);
 });
@@ -171,7 +171,8 @@ describe("approval cards on the live page", () => {
     const denied = ada.locator('.tool-card[data-kind="approval"]', { has: ada.locator('[data-outcome="denied"]') });
     await denied.waitFor({ timeout: 20_000 });
     expect(await denied.locator(".decision-line").textContent()).toBe("✘ Denied by Ada (you): over budget");
-    expect(await denied.locator(".badge").textContent()).toBe("denied");
+    expect(await denied.locator(".badge").textContent()).toBe("declined");
+    expect(await denied.getAttribute("data-tone")).toBe("declined");
     await bob.locator('[data-outcome="denied"] .decision-line', { hasText: "✘ Denied by Ada: over budget" }).waitFor({ timeout: 20_000 });
   });
 

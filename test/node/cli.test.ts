@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { verify } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../../cli/src/main";
+import type { AgentConfigInput, ModelConfigInput, ToolConfigInput } from "../../client/src/index";
 import { receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, personInSpace } from "./gateway";
 
@@ -32,7 +33,7 @@ async function cli(args: string[], options: { env?: Record<string, string>; sign
   return { code, out, err };
 }
 
-const askTool = {
+const askTool: ToolConfigInput = {
   name: "pick_colour",
   description: "Ask the person for a colour",
   executionType: "space",
@@ -51,15 +52,15 @@ function temporaryFolder(prefix: string): string {
 }
 
 beforeAll(async () => {
-  const agentBody = {
+  const agentBody: AgentConfigInput & { model: Extract<ModelConfigInput, { provider: "scripted" }> } = {
     agent: { name: "CLI agent" },
     model: {
       provider: "scripted",
-      turns: [] as unknown[],
+      turns: [],
     },
     tools: [askTool],
   };
-  const agent = await admin.agents.create(agentBody as never);
+  const agent = await admin.agents.create(agentBody);
   const { personId, spaceId } = await personInSpace("Cleo", [agent.entityId]);
   agentBody.model.turns = [
     {
@@ -76,7 +77,7 @@ beforeAll(async () => {
       ],
     },
   ];
-  await admin.agents.update(agent.id, agentBody as never);
+  await admin.agents.update(agent.id, agentBody);
   // The whole file's state folder: opened here, removed after the last test.
   world.stateDir = mkdtempSync(join(tmpdir(), "switchboard-cli-"));
   Object.assign(world, { personId, spaceId, agentId: agent.id, agentEntityId: agent.entityId });
@@ -139,7 +140,7 @@ describe("switchboard CLI", () => {
   });
 
   it("spaces, agents, entities and runs list what exists; runs show a failed run's error", async () => {
-    const failing = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o-mini" } } as never);
+    const failing = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "openai", name: "gpt-4o-mini" } });
     const stream = admin.subscribeAgent(failing.id, { afterSeq: 0 });
     onTestFinished(() => stream.close());
     const finished = new Promise<void>((resolve, reject) => {
@@ -170,7 +171,7 @@ describe("switchboard CLI", () => {
   });
 
   it("agents export > file, then agents import file: a new agent with the same config, goals and memories", async () => {
-    const source = await admin.agents.create({ agent: { name: "Portable" }, model: { provider: "scripted", turns: [] }, tools: [askTool] } as never);
+    const source = await admin.agents.create({ agent: { name: "Portable" }, model: { provider: "scripted", turns: [] }, tools: [askTool] });
     // The SDK's pair: a copy with goals and memories added to the document.
     const seeded = await admin.importAgent(
       { ...(await admin.exportAgent(source.id)), goals: [{ description: "Travel light", priority: 5 }], memories: [{ key: "home", value: "Lyon" }] },

@@ -1,10 +1,10 @@
 /**
  * `npm run dev` as the README promises it: it records its URL for the CLI,
- * prints the page's sign-in link and the CLI's commands, serves the page and
- * the API reference from the same Worker (API routes untouched), and prints a
- * failed run's error in its console.
+ * prints the page's sign-in link and the CLI's commands (each line of its
+ * start-up once), serves the page and the API reference from the same Worker
+ * (API routes untouched), and prints a failed run's error in its console.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { admin, devLog, devLogLine, gateway } from "./gateway";
@@ -17,6 +17,35 @@ describe("npm run dev", () => {
     expect(log).toContain(`${gateway.baseUrl}/#publicKey=${gateway.vars.GATEWAY_PUBLIC_KEY}&token=`);
     expect(log).toContain("npx switchboard watch");
     expect(log).toContain(`${gateway.baseUrl}/reference/`);
+  });
+
+  it("prints each line of its start-up once: the migrations in one line, then wrangler, the banner and the demo", () => {
+    const lines = devLog().split("\n");
+    // The start-up: up to the end of the demo's sign-in block (later lines are requests, reloads, failed runs).
+    const link = lines.findIndex((line) => line.includes("/#publicKey="));
+    const end = lines.findIndex((line, index) => index > link && line.startsWith("└"));
+    expect(link).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(link);
+    const startup = lines.slice(0, end + 1);
+    const count = (part: string) => startup.filter((line) => line.includes(part)).length;
+    const migrations = readdirSync(join(import.meta.dirname, "..", "..", "migrations")).filter((name) => name.endsWith(".sql"));
+    expect(migrations.length).toBeGreaterThan(0);
+    const once = [
+      // The keys file: created, or (the node tests give it the examples' extra secrets first) completed.
+      "GATEWAY_SECRET_KEY, GATEWAY_PUBLIC_KEY, JWT_SECRET, WEBHOOK_SECRET",
+      "[dev] Applying D1 migrations to the local database",
+      `[dev] Applied ${migrations.length} D1 migrations to the local database: `,
+      ...migrations,
+      "⛅️ wrangler",
+      "Your Worker has access to the following bindings:",
+      `Ready on ${gateway.baseUrl}`,
+      "┌ Switchboard is running",
+      "[dev] Seeding demo data",
+      "[demo] Created the demo person, space and agent.",
+      "/#publicKey=",
+      "npx switchboard watch",
+    ];
+    expect(Object.fromEntries(once.map((part) => [part, count(part)]))).toEqual(Object.fromEntries(once.map((part) => [part, 1])));
   });
 
   it("serves the page and the API reference as static assets, and API routes still reach the Worker", async () => {
@@ -37,7 +66,7 @@ describe("npm run dev", () => {
   });
 
   it("prints a failed run in its console, with the error and where to look", async () => {
-    const agent = await admin.agents.create({ agent: { name: "Needs a key" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
+    const agent = await admin.agents.create({ agent: { name: "Needs a key" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } });
     await admin.agents.pushInbox(agent.id, { hello: true });
     const line = await devLogLine("the failed run", (candidate) => candidate.includes(`${agent.id}): run run_`) && candidate.includes("failed"));
     expect(line).toContain("Needs a key");
@@ -48,7 +77,7 @@ describe("npm run dev", () => {
 
 describe("a failed run where people look", () => {
   it("a run that fails for a missing API key is announced in the agent's spaces, with the error", async () => {
-    const keyless = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } } as never);
+    const keyless = await admin.agents.create({ agent: { name: "Keyless" }, model: { provider: "anthropic", name: "claude-sonnet-4-5" } });
     const person = await admin.entities.create({ type: "human", name: "Kim" });
     const space = await admin.spaces.create({ name: "Keyless room", memberIds: [person.id, keyless.id] });
     const subscription = admin.subscribe(space.id, { afterSeq: 0 });

@@ -7,12 +7,13 @@
  * and the demo's ids. Stops the whole process group at the end.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { parseDotenv } from "../../scripts/parse-dotenv.mjs";
+import { devVarsTheExamplesAdd } from "./doc-examples";
 
 export type Gateway = {
   baseUrl: string;
@@ -51,6 +52,9 @@ export default async function setup(project: TestProject) {
   const stateDir = join(directory, "state");
   const envFile = join(directory, "dev.vars");
   const logFile = join(directory, "dev.log");
+  // The secrets the docs' examples add to `.dev.vars` before restarting `npm run dev` (docs-examples.test.ts runs
+  // them; nobody can restart this shared server mid-run); `npm run dev` adds the four keys to the file, as to a reader's.
+  writeFileSync(envFile, `${devVarsTheExamplesAdd().join("\n")}\n`, { mode: 0o600 });
   const port = await freePort();
   const { createWriteStream } = await import("node:fs");
   const log = createWriteStream(logFile);

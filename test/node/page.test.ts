@@ -4,7 +4,8 @@
  * answer its `space` tool through the form generated from the tool's result
  * schema, and see the agent carry on; a connection cut in the middle of a
  * streamed reply loses and repeats nothing; `switchboard watch` in a "second
- * terminal" sees the same messages; a failed run shows with its error.
+ * terminal" sees the same messages; saying "form" brings the form back and
+ * `switchboard answer <callId> <json>` answers it; a failed run shows with its error.
  * Nothing is loaded from outside the gateway.
  */
 import { mkdirSync } from "node:fs";
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import type { Browser, Page, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli/src/main";
-import { demoTexts } from "../../scripts/seed-demo.mjs";
+import { demoTexts, formWord } from "../../scripts/seed-demo.mjs";
 import { launchChromium } from "./chromium";
 import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway } from "./gateway";
@@ -187,12 +188,46 @@ describe("the live space page", () => {
     expect(watched).toEqual(shown);
   });
 
+  it(`saying "${formWord}" brings the form back, and \`switchboard answer <callId> <json>\` answers it from a terminal while the page follows`, async () => {
+    await page.fill("#composer", formWord);
+    await page.keyboard.press("Enter");
+    const asking = page.locator('.tool-card[data-tool-name="ask_feedback"][data-status="requires_action"]:not(.streaming)');
+    await asking.locator("form.answer-form").waitFor({ timeout: 20_000 });
+    // The card asks the demo person: the focus is on its first field, and the status line waits for them.
+    await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "rating", undefined, { timeout: 5_000 });
+    expect(await page.locator(".thinking").textContent()).toBe("Demo agent is waiting for you");
+    const callId = (await asking.getAttribute("data-tool-call-id")) ?? "";
+    expect(callId).not.toBe("");
+
+    let printed = "";
+    const answer = { rating: 5, favourite: "The CLI", comment: "Answered from a terminal" };
+    const code = await runCli(["answer", callId, JSON.stringify(answer), "--url", gateway.baseUrl, "--dev-vars", gateway.envFile, "--state-dir", gateway.stateDir], {
+      out: (text) => (printed += text),
+      err: (text) => (printed += text),
+      cwd: gateway.stateDir,
+      env: {},
+    });
+    expect(printed).toBe(`answered ${callId}\n`);
+    expect(code).toBe(0);
+    const done = page.locator(`.tool-card[data-tool-call-id="${callId}"][data-status="complete"]`);
+    await done.waitFor({ timeout: 20_000 });
+    expect(JSON.parse((await done.locator(".tool-result pre").textContent()) ?? "null")).toEqual(answer);
+    expect(await done.locator(".badge").textContent()).toBe("complete");
+    await page.waitForFunction(
+      (thanks) => [...document.querySelectorAll(".message:not(.draft) .text")].filter((text) => text.textContent === thanks).length === 2,
+      demoTexts.thanks,
+      {
+        timeout: 20_000,
+      },
+    );
+  });
+
   it("a run that fails shows in the space with its error", async () => {
     // A local model server that is not running (connection refused on loopback): the run fails at its model call.
     const offline = await admin.agents.create({
       agent: { name: "Offline model agent" },
       model: { provider: "openai-compatible", name: "llama3.1", baseURL: "http://127.0.0.1:9/v1" },
-    } as never);
+    });
     await admin.spaces.addMember(gateway.demo.spaceId, offline.id);
     await page.fill("#composer", "Anyone there?");
     await page.keyboard.press("Enter");

@@ -44,7 +44,7 @@ describe("a failed push on the page", () => {
     const address = receiver.address();
     if (typeof address !== "object" || address === null) throw new Error("the receiver has no address");
     const person = await admin.entities.create({ type: "human", name: "Noor" });
-    const agent = await admin.agents.create({ agent: { name: "Dispatcher" }, model: { provider: "scripted", turns: [] } } as never);
+    const agent = await admin.agents.create({ agent: { name: "Dispatcher" }, model: { provider: "scripted", turns: [] } });
     const space = await admin.spaces.create({ name: "Dispatch", memberIds: [person.id, agent.id] });
     await admin.agents.update(agent.id, {
       agent: { name: "Dispatcher" },
@@ -70,7 +70,7 @@ describe("a failed push on the page", () => {
           execution: { webhook: `http://127.0.0.1:${address.port}/depot` },
         },
       ],
-    } as never);
+    });
 
     const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
     onTestFinished(() => context.close());

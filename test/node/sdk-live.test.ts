@@ -8,7 +8,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { Switchboard, SwitchboardError, toNodeListener, verifyWebhook, type AgentEvent, type SpaceEvent, type WebSocketConstructor } from "../../client/src/index";
+import {
+  Switchboard,
+  SwitchboardError,
+  toNodeListener,
+  verifyWebhook,
+  type AgentEvent,
+  type ModelConfigInput,
+  type SpaceEvent,
+  type ToolConfigInput,
+  type WebSocketConstructor,
+} from "../../client/src/index";
 import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, memberClient, personInSpace } from "./gateway";
 
@@ -161,6 +171,32 @@ describe("subscribe: reconnect and resume", () => {
     expect(events.filter((event) => event.type === "space.message").map((event) => event.seq)).toEqual(seqs);
   });
 
+  it("openSpace given the state of a space opened before keeps its timeline and resumes after its last seq", async () => {
+    const { personId, spaceId } = await personInSpace("Rio");
+    const first = await postMany(spaceId, personId, 3, "before");
+    const streams: string[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes("/stream")) streams.push(url);
+      return fetch(input, init);
+    };
+    const client = new Switchboard({ baseUrl: gateway.baseUrl, secretKey: gateway.vars.GATEWAY_SECRET_KEY, fetch: recordingFetch, WebSocket: null });
+    const live = client.openSpace(spaceId);
+    onTestFinished(() => live.close());
+    await until<void>("the first messages", (done) => live.on("change", (state) => state.messages.length === first.length && done()));
+    live.close();
+    const lastSeq = live.state.lastSeq;
+    const after = await postMany(spaceId, personId, 2, "after");
+
+    const again = client.openSpace(spaceId, { state: live.state });
+    onTestFinished(() => again.close());
+    expect(again.state).toBe(live.state);
+    await until<void>("the missed messages", (done) => again.on("change", (state) => state.messages.length === first.length + after.length && done()));
+    expect(again.state.messages.map((message) => message.seq)).toEqual([...first, ...after]);
+    expect(new URL(streams.at(-1) ?? "").searchParams.get("afterSeq")).toBe(String(lastSeq));
+    expect(() => client.openSpace("spc_another", { state: live.state })).toThrow(TypeError);
+  });
+
   it("a stream the caller may not read ends with the typed error instead of retrying forever", async () => {
     const { personId } = await personInSpace("Olga");
     const other = await personInSpace("Other");
@@ -178,7 +214,10 @@ describe("subscribe: reconnect and resume", () => {
   });
 });
 
-const externalTool = (name: string, extra: Record<string, unknown> = {}) => ({
+type ExternalTool = Extract<ToolConfigInput, { executionType: "external" }>;
+type ScriptedTurns = Extract<ModelConfigInput, { provider: "scripted" }>["turns"];
+
+const externalTool = (name: string, extra: Partial<ExternalTool> = {}): ExternalTool => ({
   name,
   description: `the ${name} tool`,
   executionType: "external",
@@ -188,12 +227,12 @@ const externalTool = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function createAgent(tools: unknown[], turns: unknown[]) {
+async function createAgent(tools: ToolConfigInput[], turns: ScriptedTurns) {
   return admin.agents.create({
     agent: { name: "Handler test agent" },
     model: { provider: "scripted", turns },
     tools,
-  } as never);
+  });
 }
 
 /** Wakes the agent and resolves with the run once its cycle has finished. */

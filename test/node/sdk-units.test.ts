@@ -12,6 +12,7 @@ import {
   parseDuration,
   signToken,
   SpaceState,
+  Switchboard,
   SwitchboardError,
   ToolRunner,
   verifyWebhook,
@@ -288,5 +289,38 @@ describe("error codes", () => {
   it("a code this SDK does not list yet comes through as the gateway sent it", () => {
     const error = SwitchboardError.fromResponse(409, { error: { code: "some_later_code", message: "Refused" } }, "POST /api/spaces");
     expect([error.status, error.code, error.message]).toEqual([409, "some_later_code", "Refused (POST /api/spaces → 409)"]);
+  });
+});
+
+describe("subscriptions", () => {
+  it("one closed before its connection opened opens none, over WebSocket (a JWT) and over SSE (the secret key)", async () => {
+    const sockets: string[] = [];
+    class CountingSocket {
+      readyState = 0;
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      constructor(url: string) {
+        sockets.push(url);
+      }
+      send() {}
+      close() {}
+    }
+    const requests: string[] = [];
+    const countingFetch: typeof fetch = async (input) => {
+      requests.push(String(input instanceof Request ? input.url : input));
+      return new Response(new ReadableStream(), { headers: { "content-type": "text/event-stream" } });
+    };
+    const asPerson = new Switchboard({ baseUrl: "http://gateway.test", publicKey: "pk", token: async () => "a-jwt", WebSocket: CountingSocket, fetch: countingFetch });
+    const asServer = new Switchboard({ baseUrl: "http://gateway.test", secretKey: "sk", fetch: countingFetch });
+    for (const client of [asPerson, asServer]) {
+      const subscription = client.subscribe("spc_1", { afterSeq: 0 });
+      subscription.close();
+      // Before the fix, the connection opened after close() and the subscription never ended.
+      await Promise.race([subscription.done, new Promise((_, reject) => setTimeout(() => reject(new Error("still not closed 5 s after close()")), 5_000))]);
+      expect(subscription.status).toBe("closed");
+    }
+    expect({ sockets, requests }).toEqual({ sockets: [], requests: [] });
   });
 });

@@ -1,4 +1,4 @@
-/** The limits issue 10 adds to the agent config, each at exactly its maximum (accepted) and one past it (400 naming the path, nothing written). */
+/** The agent config's limits on tool providers, queues, MCP servers and tool outputs, each at exactly its maximum (accepted) and one past it (400 naming the path, nothing written). */
 import { describe, expect, it } from "vitest";
 import { createAgent } from "../support/agents";
 import { secret } from "../support/api";

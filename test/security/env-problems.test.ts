@@ -5,9 +5,10 @@
  * problem and never a value when something is wrong).
  */
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/api/app";
-import { cachedEnvProblems, envProblems } from "../../src/security/env-problems";
+import { envProblems } from "../../src/security/env-problems";
+import { capturedErrors } from "../support/captured-errors";
 import { expectErrorEnvelope } from "../support/error-envelope";
 
 type Unhealthy = { ok: false; version: string; problems: { name: string; problem: string }[]; error: { code: string; message: string } };
@@ -79,11 +80,17 @@ describe("envProblems", () => {
     expect(envProblems(envWith({ FILE_LINK_SECRET: "x".repeat(32), PUBLIC_URL: "https://gateway.example.com" }))).toEqual([]);
   });
 
-  it("is worked out once per env and kept", () => {
+  it("is worked out once per env and kept, and logged the first time, naming the setting", async () => {
+    // A fresh copy of the module: it logs only the first problems its isolate meets, and files may share an isolate.
+    vi.resetModules();
+    const { cachedEnvProblems: freshCachedEnvProblems } = await import("../../src/security/env-problems");
+    const logged = capturedErrors();
     const given = envWith({ WEBHOOK_SECRET: "" });
-    const first = cachedEnvProblems(given);
+    const first = freshCachedEnvProblems(given);
     expect(names(first)).toEqual(["WEBHOOK_SECRET"]);
-    expect(cachedEnvProblems(given)).toBe(first);
+    expect(freshCachedEnvProblems(given)).toBe(first);
+    expect(freshCachedEnvProblems(envWith({ JWT_SECRET: "short" }))).not.toHaveLength(0);
+    expect(logged()).toEqual(["configuration problem: WEBHOOK_SECRET is empty"]);
   });
 });
 
@@ -95,6 +102,8 @@ describe("GET /health", () => {
   });
 
   it("is 503 naming each problem, in the error envelope too, and never shows a value", async () => {
+    // The log too, if these are the first problems the isolate meets (the test above used a fresh copy of the module).
+    const logged = capturedErrors();
     const secrets = { JWT_SECRET: "tiny-jwt-value", WEBHOOK_SECRET: "", GATEWAY_PUBLIC_KEY: env.GATEWAY_SECRET_KEY };
     const response = await createApp().request("/health", {}, envWith(secrets));
     expect(response.status).toBe(503);
@@ -103,6 +112,10 @@ describe("GET /health", () => {
     expect(body).toMatchObject({ ok: false, version: env.SWITCHBOARD_VERSION });
     expect(names(body.problems)).toEqual(["GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
     expectErrorEnvelope({ error: body.error }, "misconfigured");
-    for (const value of [secrets.JWT_SECRET, env.GATEWAY_SECRET_KEY, "tiny", "test-secret"]) expect(text).not.toContain(value);
+    for (const value of [secrets.JWT_SECRET, env.GATEWAY_SECRET_KEY, "tiny", "test-secret"]) {
+      expect(text).not.toContain(value);
+      for (const line of logged()) expect(line).not.toContain(value);
+    }
+    for (const line of logged()) expect(line).toMatch(/^configuration problem: (GATEWAY_PUBLIC_KEY|JWT_SECRET|WEBHOOK_SECRET) /);
   });
 });

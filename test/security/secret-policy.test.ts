@@ -5,7 +5,7 @@ const env = { TEAM_KEY: "sk-team", EMPTY: "", DB: { prepare() {} }, AGENT: {}, J
 
 describe("secret policy", () => {
   it("reserves exactly the gateway's own keys", () => {
-    expect([...reservedSecretNames].sort()).toEqual(["FILE_LINK_SECRET", "GATEWAY_PUBLIC_KEY", "GATEWAY_SECRET_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
+    expect([...reservedSecretNames].sort()).toEqual(["ACCOUNTS_KEYS", "FILE_LINK_SECRET", "GATEWAY_PUBLIC_KEY", "GATEWAY_SECRET_KEY", "JWT_SECRET", "WEBHOOK_SECRET"]);
   });
 
   it.each([...reservedSecretNames])("refuses %s at save (with or without the env) and when read", (name) => {

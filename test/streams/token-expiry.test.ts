@@ -1,6 +1,6 @@
 /**
  * A stream opened with a JWT ends when the token expires: WebSocket close
- * 4001, SSE an `event: error` frame with the contract's envelope and then the
+ * 4001, SSE an `event: error` frame with the error envelope and then the
  * end. After hibernation (no timer, nothing in memory) the expiry kept in the
  * socket's attachment is checked before every send.
  */

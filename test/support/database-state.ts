@@ -1,6 +1,7 @@
 /**
- * What a failed request must leave untouched: row counts of the contract's
- * tables, and a space's event seq (read from its SpaceDO).
+ * What a failed request must leave untouched: row counts of the core tables
+ * (entities, agents, spaces, members, messages), and a space's event seq (read
+ * from its SpaceDO).
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";

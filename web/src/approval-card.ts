@@ -20,15 +20,6 @@ export function decisionOf(result: unknown): Decision | undefined {
   return result as Decision;
 }
 
-/** The badge of an approval card. */
-export function approvalBadge(context: ToolCardContext): string {
-  const { part } = context;
-  if (part.status === "requires_action") return "needs approval";
-  if (part.status === "error") return part.escalatedTo ? "escalated" : part.expiredAt ? "expired" : "error";
-  const decision = decisionOf(part.result);
-  return decision ? (decision.approved ? "approved" : "denied") : part.status;
-}
-
 export function approvalCard(context: ToolCardContext): HTMLElement {
   const { part, message } = context;
   const body = h(

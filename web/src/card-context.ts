@@ -17,10 +17,14 @@ export type ToolCardContext = {
   permission: AnswerPermission;
   /** A member's name (the id when unknown). */
   nameOf(entityId: string): string;
+  /** A member's kind (undefined when not a member now). */
+  entityType(entityId: string): "human" | "agent" | "service" | undefined;
   /** A space's name, when the signed-in person is in it (else its id). */
   spaceNameOf(spaceId: string): string;
   /** Answers the call as the signed-in person; rejects with the gateway's error. */
   answer(result: unknown): Promise<void>;
+  /** Says no as the signed-in person: the call ends in error with `reason` (the agent sees it), and the card shows it declined. */
+  decline(reason: string): Promise<void>;
 };
 
 /** Draws the body of a card (the frame with name and status is drawn around it). */
@@ -36,11 +40,12 @@ export function argumentsBlock(part: ToolCallPart, streaming: boolean, caption =
   );
 }
 
-export function resultBlock(part: ToolCallPart): HTMLElement | null {
+/** The result, or the error under `errorCaption` ("declined" when a person said no). */
+export function resultBlock(part: ToolCallPart, errorCaption = "error"): HTMLElement | null {
   if (part.result === undefined || part.status === "running" || part.status === "requires_action") return null;
   const error = typeof part.result === "object" && part.result !== null && "error" in part.result ? (part.result as { error: unknown }).error : undefined;
   if (part.status === "error" || error !== undefined) {
-    return h("div", { class: "tool-error" }, h("div", { class: "caption" }, "error"), h("pre", {}, pretty(error ?? part.result)));
+    return h("div", { class: "tool-error" }, h("div", { class: "caption" }, errorCaption), h("pre", {}, pretty(error ?? part.result)));
   }
   return h("div", { class: "tool-result" }, h("div", { class: "caption" }, "result"), h("pre", {}, pretty(part.result)));
 }

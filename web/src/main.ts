@@ -24,7 +24,15 @@ function signInView(problem?: string): void {
       { class: "sign-in" },
       h("h1", {}, "Switchboard"),
       h("p", {}, "Sign in as a person of this gateway with the public key and a JWT (HS256, sub = your entity id)."),
-      h("p", { class: "hint" }, "Running locally? `npm run dev` prints a ready link for the demo person; `npx switchboard link ent_…` makes one for anyone."),
+      h(
+        "p",
+        { class: "hint" },
+        "Running locally? ",
+        h("code", {}, "npm run dev"),
+        " prints a ready link for the demo person; ",
+        h("code", {}, "npx switchboard link ent_…"),
+        " makes one for anyone.",
+      ),
       problem ? h("div", { class: "problems", role: "alert" }, problem) : null,
       h(
         "form",
@@ -128,46 +136,75 @@ async function start(session: Session, wantedSpace?: string): Promise<void> {
 function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
   const connection = h("span", { id: "connection", class: "connection", "data-status": "idle" }, "");
   const spaceList = h("ul", { class: "spaces" });
-  const main = h("section", { class: "space" });
-  app.replaceChildren(
+  const main = h("main", { class: "space" });
+  const layout = h("div", { class: "layout" });
+  // On a narrow screen the list of spaces folds away behind this button (wide screens always show it).
+  const toggle = h("button", { type: "button", class: "sidebar-toggle", "aria-controls": "spaces-nav", "aria-expanded": "false" }, "Spaces");
+  const showSpaces = (open: boolean) => {
+    layout.classList.toggle("sidebar-open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  };
+  toggle.addEventListener("click", () => {
+    const open = !layout.classList.contains("sidebar-open");
+    showSpaces(open);
+    if (open) spaceList.querySelector<HTMLElement>("li.active .space-link, .space-link")?.focus();
+  });
+  layout.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !layout.classList.contains("sidebar-open")) return;
+    showSpaces(false);
+    toggle.focus();
+  });
+  layout.append(
     h(
-      "div",
-      { class: "layout" },
+      "header",
+      { class: "top" },
+      toggle,
+      h("span", { class: "brand" }, "Switchboard"),
+      connection,
       h(
-        "header",
-        { class: "top" },
-        h("span", { class: "brand" }, "Switchboard"),
-        connection,
-        h("span", { class: "me" }, `Signed in as `, h("strong", { id: "me" }, me.entity.name), ` (${me.entity.id})`),
-        h("a", { href: "/reference/", class: "link" }, "API"),
-        h(
-          "button",
-          {
-            class: "link",
-            onclick: () => {
-              clearSession();
-              location.href = "/";
-            },
-          },
-          "Sign out",
-        ),
+        "span",
+        { class: "me" },
+        h("span", { class: "me-prefix" }, "Signed in as "),
+        h("strong", { id: "me" }, me.entity.name),
+        h("span", { class: "me-id" }, ` (${me.entity.id})`),
       ),
-      h("nav", { class: "sidebar" }, h("h2", {}, "My spaces"), spaceList),
-      main,
+      h("a", { href: "/reference/", class: "link" }, "API"),
+      h(
+        "button",
+        {
+          class: "link",
+          onclick: () => {
+            clearSession();
+            location.href = "/";
+          },
+        },
+        "Sign out",
+      ),
     ),
+    h("nav", { class: "sidebar", id: "spaces-nav", "aria-label": "My spaces" }, h("h2", {}, "My spaces"), spaceList),
+    main,
   );
+  app.replaceChildren(layout);
   if (me.spaces.length === 0) {
-    main.replaceChildren(h("p", { class: "empty" }, "You are not a member of any space yet. Someone with the secret key can add you (POST /api/spaces/:id/members)."));
+    main.replaceChildren(
+      h("p", { class: "empty" }, "You are not a member of any space yet. Someone with the secret key can add you (", h("code", {}, "POST /api/spaces/:id/members"), ")."),
+    );
     return;
   }
   let current: { close(): void } | undefined;
   const open = (spaceId: string) => {
     current?.close();
-    for (const item of spaceList.children) item.classList.toggle("active", (item as HTMLElement).dataset.spaceId === spaceId);
+    for (const item of spaceList.children) {
+      const active = (item as HTMLElement).dataset.spaceId === spaceId;
+      item.classList.toggle("active", active);
+      if (active) item.querySelector("button")?.setAttribute("aria-current", "page");
+      else item.querySelector("button")?.removeAttribute("aria-current");
+    }
     const url = new URL(location.href);
     url.searchParams.set("space", spaceId);
     history.replaceState(null, "", url);
     current = spaceView(client, me, spaceId, main, connection);
+    showSpaces(false);
   };
   for (const space of me.spaces) {
     spaceList.append(
@@ -197,6 +234,11 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
       if (!runId) throw new Error("This card does not say which run it belongs to; reload the page");
       await client.submitToolResult(runId, toolCallId, result);
     },
+    decline: async (_message, toolCallId, reason) => {
+      const runId = live.state.runOf(toolCallId);
+      if (!runId) throw new Error("This card does not say which run it belongs to; reload the page");
+      await client.submitToolError(runId, toolCallId, reason);
+    },
   });
   const banner = h("div", { class: "banner", role: "status" });
   const input = h("textarea", { id: "composer", name: "text", rows: 2, placeholder: `Message ${space?.name ?? "the space"} as ${me.entity.name}…` });
@@ -204,25 +246,30 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
   const send = async () => {
     const text = input.value.trim();
     if (!text) return;
+    // The composer empties at once (the message shows when the space says it arrived); a refusal puts the text back.
+    input.value = "";
     input.disabled = true;
     sendProblem.textContent = "";
     try {
       await client.messages.send(spaceId, { text });
-      input.value = "";
     } catch (error) {
+      if (!input.value) input.value = text;
       sendProblem.textContent = `Not sent: ${(error as Error).message}`;
     } finally {
       input.disabled = false;
-      input.focus();
+      // Back to the composer, unless a card that asks me took the focus in the meantime.
+      if (document.activeElement === input || document.activeElement === document.body || document.activeElement === null) input.focus();
     }
   };
+  // Enter sends, Shift+Enter starts a new line; Enter that ends an input method's composition (Japanese, Chinese…) does neither.
   input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       void send();
     }
   });
-  const scroller = h("div", { class: "scroller" }, view.element, view.thinking);
+  // Focusable, so the timeline scrolls from the keyboard even when nothing in it takes the focus.
+  const scroller = h("div", { class: "scroller", tabindex: "0", role: "region", "aria-label": `Timeline of ${space?.name ?? "the space"}` }, view.element, view.thinking);
   main.replaceChildren(
     h("header", { class: "space-header" }, h("h1", {}, space?.name ?? spaceId), h("small", {}, spaceId)),
     banner,
@@ -236,6 +283,7 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
           void send();
         },
       },
+      h("label", { for: "composer", class: "visually-hidden" }, `Message to ${space?.name ?? "the space"}`),
       input,
       h("button", { type: "submit", class: "primary" }, "Send"),
       sendProblem,

@@ -2,12 +2,15 @@
  * Draws a space's timeline (messages, streaming drafts, tool cards, failed
  * runs) and keeps it current with few DOM changes: each item is keyed by its
  * id and redrawn only when its content changed, so a form someone is filling
- * in is never wiped by an unrelated event.
+ * in is never wiped by an unrelated event. Under it, the status line: who is
+ * thinking, or whom an agent waits for. A card that asks the signed-in person
+ * takes the keyboard focus when it arrives (unless they are typing elsewhere).
  */
 import type { SpaceMember, SpaceState, SpaceTool, TimelineItem, TimelineMessage } from "../../client/src/index";
 import { h } from "./dom";
+import { renderMarkdown } from "./markdown";
 import { toolCard } from "./tool-cards";
-import { answerPermission } from "./who-may-answer";
+import { answerPermission, waitingFor } from "./who-may-answer";
 
 export type TimelineContext = {
   me: string;
@@ -17,14 +20,17 @@ export type TimelineContext = {
   revision: number;
   spaceNameOf(spaceId: string): string;
   answer(message: TimelineMessage, toolCallId: string, result: unknown): Promise<void>;
+  decline(message: TimelineMessage, toolCallId: string, reason: string): Promise<void>;
 };
 
 type Drawn = { signature: string; element: HTMLElement };
 
 export class TimelineView {
   readonly element = h("ol", { class: "timeline", "aria-live": "polite" });
-  readonly thinking = h("div", { class: "thinking", "aria-live": "polite" });
+  readonly thinking = h("div", { class: "thinking", role: "status", "aria-live": "polite" });
   #drawn = new Map<string, Drawn>();
+  /** Cards that asked the signed-in person already (focus goes to each once). */
+  #asked = new Set<string>();
 
   constructor(private readonly context: TimelineContext) {}
 
@@ -43,7 +49,7 @@ export class TimelineView {
       let drawn = this.#drawn.get(key);
       if (!drawn || drawn.signature !== signature) {
         const element = this.#draw(item);
-        if (drawn) drawn.element.replaceWith(element);
+        if (drawn) replaceKeepingFocus(drawn.element, element);
         drawn = { signature, element };
         this.#drawn.set(key, drawn);
       }
@@ -60,8 +66,40 @@ export class TimelineView {
         this.#drawn.delete(key);
       }
     }
-    const thinking = [...state.thinking.keys()].map((entityId) => this.nameOf(entityId));
-    this.thinking.textContent = thinking.length > 0 ? `${thinking.join(", ")} ${thinking.length === 1 ? "is" : "are"} thinking…` : "";
+    this.thinking.textContent = this.#statusLine(state);
+    this.#focusNewCard();
+  }
+
+  /** "Ada is thinking…", or "Demo agent is waiting for you" while its run waits on a card (and whom it waits for, when not the viewer). */
+  #statusLine(state: SpaceState): string {
+    const viewer = { entityId: this.context.me, members: this.context.members };
+    const thinking: string[] = [];
+    const waiting: string[] = [];
+    for (const [agentEntityId, runId] of state.thinking) {
+      const cards = state.pendingCalls.filter(({ message, part }) => message.entityId === agentEntityId && (part.runId === undefined || part.runId === runId));
+      if (cards.length === 0) {
+        thinking.push(this.nameOf(agentEntityId));
+        continue;
+      }
+      const whom = [...new Set(cards.map(({ part }) => waitingFor(part, viewer)))].sort((a, b) => Number(b === "you") - Number(a === "you"));
+      waiting.push(`${this.nameOf(agentEntityId)} is waiting for ${whom.join(" and ")}`);
+    }
+    if (thinking.length > 0) waiting.push(`${thinking.join(", ")} ${thinking.length === 1 ? "is" : "are"} thinking…`);
+    return waiting.join(" · ");
+  }
+
+  /** The newest card that asks the signed-in person and has not asked before gets the focus, on its first field. */
+  #focusNewCard(): void {
+    let newest: HTMLElement | undefined;
+    for (const card of this.element.querySelectorAll<HTMLElement>('.tool-card[data-status="requires_action"][data-can-answer="true"]:not(.streaming)')) {
+      const id = card.dataset.toolCallId ?? "";
+      if (this.#asked.has(id)) continue;
+      this.#asked.add(id);
+      newest = card;
+    }
+    if (!newest || typingElsewhere(newest)) return;
+    const field = [...newest.querySelectorAll<HTMLElement>("input, select, textarea, button, summary")].find((candidate) => candidate.getClientRects().length > 0);
+    field?.focus();
   }
 
   #signature(item: TimelineItem): string {
@@ -101,8 +139,10 @@ export class TimelineView {
                 agentName: this.nameOf(message.entityId),
                 permission: answerPermission(part, { entityId: this.context.me, members: this.context.members }),
                 nameOf: (entityId) => (entityId === this.context.me ? `${this.nameOf(entityId)} (you)` : this.nameOf(entityId)),
+                entityType: (entityId) => this.context.members.get(entityId)?.type,
                 spaceNameOf: (spaceId) => this.context.spaceNameOf(spaceId),
                 answer: (result) => this.context.answer(message, part.toolCallId, result),
+                decline: (reason) => this.context.decline(message, part.toolCallId, reason),
               }),
         ),
       );
@@ -111,7 +151,22 @@ export class TimelineView {
       "li",
       { class: classes, "data-seq": item.seq, "data-message-id": message.id },
       who,
-      h("div", { class: "text" }, message.text ?? "", message.draft ? h("span", { class: "cursor" }, "▍") : null),
+      h("div", { class: "text" }, renderMarkdown(message.text ?? ""), message.draft ? h("span", { class: "cursor", "aria-hidden": "true" }, "▍") : null),
     );
   }
+}
+
+/** Swaps a redrawn item in; a field that had the focus in the old one has it again in the new one (found by its name). */
+function replaceKeepingFocus(old: HTMLElement, next: HTMLElement): void {
+  const focused = document.activeElement instanceof HTMLElement && old.contains(document.activeElement) ? document.activeElement.getAttribute("name") : null;
+  old.replaceWith(next);
+  if (focused) next.querySelector<HTMLElement>(`[name="${CSS.escape(focused)}"]`)?.focus();
+}
+
+/** Whether the person is in the middle of something the focus must not be taken from: text typed but not sent, or another card's form. */
+function typingElsewhere(card: HTMLElement): boolean {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || card.contains(active)) return false;
+  if (active.closest(".tool-card")) return true;
+  return (active instanceof HTMLInputElement || active instanceof HTMLTextAreaElement) && active.value.trim() !== "";
 }

@@ -9,7 +9,8 @@
  * `minimal` tools arrive without arguments or results, and show none.
  */
 import type { SpaceTool, ToolCallPart } from "../../client/src/index";
-import { approvalBadge, approvalCard } from "./approval-card";
+import { approvalCard } from "./approval-card";
+import { cardBadge } from "./card-badge";
 import { argumentsBlock, cardNotes, resultBlock, type ToolCardContext, type ToolComponent } from "./card-context";
 import { h } from "./dom";
 import { defaultAnswerSchema, schemaForm, type JsonSchema } from "./schema-form";
@@ -30,36 +31,32 @@ export function componentFor(part: ToolCallPart, tool?: SpaceTool): ToolComponen
   return (customUI && registry.get(customUI)) || registry.get(part.toolName) || genericToolCard;
 }
 
-const statusText: Record<ToolCallPart["status"], string> = {
-  running: "running",
-  requires_action: "waiting for you",
-  complete: "complete",
-  error: "error",
-};
-
 /** The card: a frame with the tool's name, who called it and its status, around the component. */
 export function toolCard(context: ToolCardContext): HTMLElement {
   const { part, message } = context;
   const body = componentFor(part, context.tool)(context);
   const approval = part.kind === "approval";
   const waitingForOthers = part.status === "requires_action" && !context.permission.ok;
-  const badge = message.draft ? "streaming…" : approval ? approvalBadge(context) : waitingForOthers ? "waiting for an answer" : statusText[part.status];
+  const badge = cardBadge(context);
+  const nameId = `tool-name-${part.toolCallId}`;
   return h(
     "article",
     {
-      class: `tool-card status-${part.status}${message.draft ? " streaming" : ""}${approval ? ` approval-card approval-${badge.replaceAll(" ", "-")}` : ""}${waitingForOthers ? " read-only" : ""}`,
+      class: `tool-card status-${part.status}${message.draft ? " streaming" : ""}${approval ? " approval-card" : ""}${waitingForOthers ? " read-only" : ""}`,
+      "aria-labelledby": nameId,
       "data-tool-call-id": part.toolCallId,
       "data-tool-name": part.toolName,
       "data-status": part.status,
+      "data-tone": badge.tone,
       "data-kind": part.kind,
       "data-can-answer": part.status === "requires_action" ? String(context.permission.ok) : undefined,
     },
     h(
       "header",
       {},
-      h("span", { class: "tool-name" }, approval ? "☑ " : "⚙ ", part.toolName),
+      h("span", { class: "tool-name", id: nameId }, h("span", { "aria-hidden": "true" }, approval ? "☑ " : "⚙ "), part.toolName),
       h("span", { class: "tool-agent" }, ` · ${context.agentName}`),
-      h("span", { class: `badge badge-${part.status}${approval ? ` badge-${badge.replaceAll(" ", "-")}` : ""}` }, badge),
+      h("span", { class: `badge badge-${badge.tone}`, "data-tone": badge.tone }, badge.text),
     ),
     body,
   );
@@ -101,7 +98,18 @@ export function answerForm(context: ToolCardContext, schema: JsonSchema): HTMLEl
     problems,
     h("div", { class: "actions" }, send, decline),
   );
-  decline.addEventListener("click", () => void submit({ error: "Declined by the person asked" }));
+  decline.addEventListener("click", async () => {
+    // A no is not a result (it would not fit the tool's resultSchema): the call ends in error, and the card says declined.
+    send.disabled = decline.disabled = true;
+    problems.textContent = "";
+    try {
+      await context.decline("The person asked declined to answer");
+      element.replaceChildren(h("p", { class: "sent" }, "Declined."));
+    } catch (error) {
+      problems.textContent = (error as Error).message;
+      send.disabled = decline.disabled = false;
+    }
+  });
   return element;
 }
 
@@ -113,7 +121,7 @@ export function genericToolCard(context: ToolCardContext): HTMLElement {
     "div",
     { class: "tool-body" },
     argumentsBlock(part, message.draft === true),
-    resultBlock(part),
+    resultBlock(part, cardBadge(context).tone === "declined" ? "declined" : "error"),
     cardNotes(context),
     waiting ? answerForm(context, (tool?.resultSchema as JsonSchema | undefined) ?? defaultAnswerSchema) : null,
   );

@@ -33,6 +33,21 @@ export function answerPermission(part: ToolCallPart, viewer: Viewer): AnswerPerm
   }
 }
 
+/** Whom a waiting card waits for, as the status line says it: "you" when the viewer may answer, else who may ("Ada or Bob"). */
+export function waitingFor(part: ToolCallPart, viewer: Viewer): string {
+  const policy = part.answeredBy;
+  if (!policy || answerPermission(part, viewer).ok) return "you";
+  const nameOf = (entityId: string) => viewer.members.get(entityId)?.name ?? entityId;
+  switch (policy.kind) {
+    case "entities":
+      return listed(policy.entityIds.map(nameOf));
+    case "roles":
+      return `a member with the role ${listed(policy.roles)}`;
+    case "initiator":
+      return policy.entityId ? nameOf(policy.entityId) : "a server with the secret key";
+  }
+}
+
 function listed(names: string[]): string {
   return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
 }

@@ -422,7 +422,7 @@ export type paths = {
         };
         /**
          * Stream a space's events
-         * @description Live space events (contract §8). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.
+         * @description Live space events (each one a SpaceEvent). WebSocket upgrade, or SSE when Accept: text/event-stream. Replays events after afterSeq (the newest 5,000 are kept), then live.
          */
         get: operations["streamSpaceEvents"];
         put?: never;
@@ -938,7 +938,7 @@ export type components = {
                 [key: string]: unknown;
             };
         };
-        /** @description One event of a space stream (contract §8): a WebSocket text frame, or the data of an SSE frame whose id is the seq */
+        /** @description One event of a space stream: a WebSocket text frame, or the data of an SSE frame whose id is the seq */
         SpaceEvent: {
             seq: number;
             spaceId: string;
@@ -1729,7 +1729,7 @@ export type components = {
                 /** @default 0.5 */
                 toolOutputContextShare: number;
             };
-            /** @description Built-in tool groups the agent has; default ["spaces", "knowledge"] (the contract's built-ins) */
+            /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
             builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
@@ -1785,6 +1785,11 @@ export type components = {
                     id?: string;
                 }[];
             }[];
+            jumps?: components["schemas"]["ScriptedJump"][];
+        };
+        ScriptedJump: {
+            whenMessageSays: string;
+            toTurn: number;
         };
         ToolConfig: {
             name: string;
@@ -2429,6 +2434,475 @@ export type components = {
         AgentToolStats: components["schemas"]["ToolStats"] & {
             lastCallAt: string;
         };
+        AgentBodyInput: {
+            config: components["schemas"]["AgentConfigInput"];
+        };
+        AgentConfigInput: {
+            /**
+             * @default 1.0
+             * @enum {string}
+             */
+            version?: "1.0";
+            agent: {
+                name: string;
+                description?: string;
+                system?: string;
+            };
+            model: components["schemas"]["ModelConfigInput"];
+            /**
+             * @default {
+             *       "maxSteps": 10,
+             *       "toolChoice": "auto",
+             *       "doubleTexting": "queue"
+             *     }
+             */
+            loop?: {
+                /** @default 10 */
+                maxSteps?: number;
+                /** @default auto */
+                toolChoice?: ("auto" | "required" | "none") | {
+                    /** @enum {string} */
+                    type: "tool";
+                    toolName: string;
+                };
+                /** @default queue */
+                doubleTexting?: ("queue" | "latest" | "merge" | "interrupt") | {
+                    debounceMs: number;
+                };
+            };
+            /** @default [] */
+            tools?: components["schemas"]["ToolConfigInput"][];
+            approvals?: {
+                [key: string]: components["schemas"]["ApprovalConfig"];
+            };
+            mcp?: {
+                /** @default [] */
+                servers?: {
+                    name: string;
+                    url: string;
+                    /**
+                     * @default http
+                     * @enum {string}
+                     */
+                    transport?: "http" | "sse";
+                    allowedTools?: string[];
+                    toolsAllowed?: string[];
+                    toolsDenied?: string[];
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    visible?: boolean;
+                    display?: {
+                        customUI?: string;
+                        /** @enum {string} */
+                        mode?: "full" | "minimal" | "hidden";
+                    };
+                    queue?: string;
+                    cache?: components["schemas"]["ToolCache"];
+                    timeout?: number;
+                    connectTimeout?: number;
+                    toolListTtl?: number;
+                    instructions?: boolean;
+                }[];
+            };
+            providers?: components["schemas"]["ProviderConfig"][];
+            queues?: {
+                [key: string]: {
+                    concurrency: number;
+                    minIntervalMs?: number;
+                };
+            };
+            /**
+             * @default {
+             *       "toolTimeout": 30000,
+             *       "maxConcurrentTools": 3,
+             *       "toolResponseMaxBytes": 100000,
+             *       "consciousnessTokens": 24000,
+             *       "cycleTimeout": 600000,
+             *       "maxCyclesPerMinute": 60,
+             *       "toolOutputMaxBytes": 5000000,
+             *       "outputRetention": 604800000,
+             *       "contextWindowTokens": 128000,
+             *       "toolOutputContextShare": 0.5
+             *     }
+             */
+            limits?: {
+                /** @default 30000 */
+                toolTimeout?: number;
+                /** @default 3 */
+                maxConcurrentTools?: number;
+                /** @default 100000 */
+                toolResponseMaxBytes?: number;
+                /** @default 24000 */
+                consciousnessTokens?: number;
+                /** @default 600000 */
+                cycleTimeout?: number;
+                /** @default 60 */
+                maxCyclesPerMinute?: number;
+                /** @default 5000000 */
+                toolOutputMaxBytes?: number;
+                /** @default 604800000 */
+                outputRetention?: number;
+                /** @default 128000 */
+                contextWindowTokens?: number;
+                /** @default 0.5 */
+                toolOutputContextShare?: number;
+            };
+            /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
+            /** @description Built-in tools taken away from the groups the agent has */
+            deniedTools?: string[];
+            files?: components["schemas"]["FilesConfig"];
+            images?: components["schemas"]["ImageModelConfig"];
+            reflection?: components["schemas"]["ReflectionConfigInput"];
+        };
+        /** @description A portable agent (GET /api/agents/{agentId}/export, POST /api/agents/import): config, goals, memories, plans and notes; no ids, secrets by name only */
+        AgentDocumentInput: {
+            /** @enum {string} */
+            format: "switchboard.agent";
+            /** @enum {number} */
+            version: 1;
+            exportedAt?: string;
+            agent: {
+                /** @description The agent's name (replaces config.agent.name on import; ?name= overrides it) */
+                name: string;
+                config: components["schemas"]["AgentConfigInput"];
+            };
+            /** @default [] */
+            goals?: {
+                description: string;
+                /** @description Higher is more important */
+                priority?: number;
+                isLongTerm?: boolean;
+                isCompleted?: boolean;
+            }[];
+            /** @default [] */
+            memories?: {
+                /** @description A short name; setting an existing key replaces its value */
+                key: string;
+                value: string;
+            }[];
+            /** @default [] */
+            plans?: {
+                /** @description Unique per agent; setting an existing name replaces that plan */
+                name: string;
+                /** @description What to do when the plan is due */
+                instruction: string;
+                /**
+                 * Format: date-time
+                 * @description Run once at this ISO-8601 time; without an offset it is a wall-clock time in `timezone`
+                 */
+                runAt?: string;
+                /** @description Run on a cron schedule in `timezone`, e.g. "0 9 * * 1-5" */
+                cron?: string;
+                /** @description Run every N seconds */
+                everySeconds?: number;
+                /** @description IANA time zone for cron and local runAt, e.g. "Europe/Paris" (default UTC) */
+                timezone?: string;
+                finished?: boolean;
+            }[];
+            /** @default [] */
+            notes?: {
+                /** @description Relative to the agent's notes folder, by the path rule of the notes tools */
+                path: string;
+                content: string;
+            }[];
+            references?: components["schemas"]["AgentDocumentReference"][];
+        };
+        ModelConfigInput: {
+            /** @enum {string} */
+            provider: "openai";
+            name: string;
+            temperature?: number;
+            maxOutputTokens?: number;
+            apiKeyEnv?: string;
+            baseURL?: string;
+        } | {
+            /** @enum {string} */
+            provider: "anthropic";
+            name: string;
+            temperature?: number;
+            maxOutputTokens?: number;
+            apiKeyEnv?: string;
+            baseURL?: string;
+        } | {
+            /** @enum {string} */
+            provider: "openai-compatible";
+            name: string;
+            temperature?: number;
+            maxOutputTokens?: number;
+            apiKeyEnv?: string;
+            baseURL: string;
+        } | {
+            /** @enum {string} */
+            provider: "workers-ai";
+            name: string;
+            temperature?: number;
+            maxOutputTokens?: number;
+            apiKeyEnv?: string;
+        } | {
+            /** @enum {string} */
+            provider: "scripted";
+            name?: string;
+            temperature?: number;
+            maxOutputTokens?: number;
+            turns: {
+                text?: string;
+                toolCalls?: {
+                    name: string;
+                    /** @default {} */
+                    args?: {
+                        [key: string]: unknown;
+                    };
+                    id?: string;
+                }[];
+            }[];
+            jumps?: components["schemas"]["ScriptedJump"][];
+        };
+        ReflectionConfigInput: {
+            /** @default true */
+            enabled?: boolean;
+            /** @default 3 */
+            maxSteps?: number;
+            /** @default 1 */
+            minToolCalls?: number;
+            instruction?: string;
+        };
+        ToolConfigInput: {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "gateway";
+            execution: {
+                url: string;
+                /**
+                 * @default GET
+                 * @enum {string}
+                 */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                headers?: {
+                    [key: string]: string;
+                };
+                body?: unknown;
+                maxResponseBytes?: number;
+            };
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            onTimeout?: "error" | "deny" | "approve" | "escalate";
+            escalateTo?: {
+                spaceId?: string;
+                mentions?: string[];
+            };
+            reminders?: number[];
+            /** @enum {string} */
+            executionType: "external";
+            execution?: {
+                webhook?: string;
+                expiresIn?: number;
+            };
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            onTimeout?: "error" | "deny" | "approve" | "escalate";
+            escalateTo?: {
+                spaceId?: string;
+                mentions?: string[];
+            };
+            reminders?: number[];
+            answeredBy?: components["schemas"]["AnsweredBy"];
+            /** @enum {string} */
+            executionType: "space";
+            execution?: {
+                webhook?: string;
+                expiresIn?: number;
+            };
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "internal";
+            execution?: Record<string, never>;
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "prebuilt";
+            execution: {
+                action: string;
+            };
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "image-generator";
+            execution: components["schemas"]["ImageModelConfig"];
+        } | {
+            name: string;
+            description?: string;
+            inputSchema?: components["schemas"]["JsonSchema"];
+            /** @description A JSON Schema of the result a person, a service or a sub-agent gives (external, space and agent tools): a result that does not match it is refused with 400 `invalid_result` (unless resultSchemaMode is advisory); the live space page builds its answer form from it */
+            resultSchema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `enforced` (default): a result that does not match resultSchema is refused; `advisory`: any result is taken, the schema only shapes the answer form
+             * @enum {string}
+             */
+            resultSchemaMode?: "enforced" | "advisory";
+            visible?: boolean;
+            isAsync?: boolean;
+            timeout?: number;
+            displayTool?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            approval?: components["schemas"]["ApprovalConfig"];
+            queue?: string;
+            cache?: components["schemas"]["ToolCache"];
+            /** @enum {string} */
+            executionType: "agent";
+            execution: {
+                agentId: string;
+                expiresIn?: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
@@ -2683,7 +3157,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentBody"];
+                "application/json": components["schemas"]["AgentBodyInput"];
             };
         };
         responses: {
@@ -3092,7 +3566,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentBody"];
+                "application/json": components["schemas"]["AgentBodyInput"];
             };
         };
         responses: {
@@ -3307,7 +3781,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AgentDocument"];
+                "application/json": components["schemas"]["AgentDocumentInput"];
             };
         };
         responses: {

@@ -1,5 +1,5 @@
 /**
- * `reflection` in the agent config (seed 002's post-task reflection): after a
+ * `reflection` in the agent config (post-task reflection): after a
  * cycle that did real work, a short follow-up pass with only the notes tools
  * writes down what was learned. Off unless the config turns it on.
  */

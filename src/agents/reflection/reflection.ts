@@ -1,11 +1,11 @@
 /**
- * Reflection (seed 002's post-task reflection): after a completed cycle that
- * did real work, the agent queues itself a `reflection` event; the pass that
- * runs on it has only the notes tools that write, the agent's notes index and
- * an instruction to consolidate what it learned. That run is marked by its
- * trigger (`{type: "reflection", runId}`), is shown in no space, delivers no
- * mention (it has no tool that could), never queues another reflection, and
- * leaves the consciousness as the reflected cycle left it.
+ * Reflection (after a task, the agent notes what it learned): after a completed
+ * cycle that did real work, the agent queues itself a `reflection` event; the
+ * pass that runs on it has only the notes tools that write, the agent's notes
+ * index and an instruction to consolidate what it learned. That run is marked
+ * by its trigger (`{type: "reflection", runId}`), is shown in no space,
+ * delivers no mention (it has no tool that could), never queues another
+ * reflection, and leaves the consciousness as the reflected cycle left it.
  */
 import type { AgentIdentity } from "../../tools";
 import type { AgentConfig } from "../agent-config";

@@ -1,6 +1,6 @@
 /**
  * The built-in tools a cycle offers: the groups the agent's config selects
- * (`builtins`, default the contract's `spaces` and `knowledge`) less the
+ * (`builtins`, default `spaces`, `knowledge` and `calls`) less the
  * tools it denies, or, for a reflection pass, only the notes tools that write.
  * Built-ins take effect one at a time in the order the model called them, so
  * `enter_space` then `send_message` in one parallel step behaves as written

@@ -1,5 +1,5 @@
 /**
- * The `data` group (seed 002's data tools): JMESPath queries over JSON,
+ * The `data` group: JMESPath queries over JSON,
  * base64, hashes (and HMACs), UUIDs, and CSV ↔ JSON. Pure computation: no
  * storage, nothing to make idempotent.
  */

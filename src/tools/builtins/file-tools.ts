@@ -1,5 +1,5 @@
 /**
- * The `files` group (seed 002's file tools, on R2): files live under the
+ * The `files` group (file tools, on R2): files live under the
  * shared `files/` area, and an agent may use only the folders its config
  * lists (`files.prefixes`), read-only if it says so, up to `maxFileBytes`.
  * Every path goes through one rule (`security/storage-path.ts`): nothing escapes its

@@ -1,4 +1,4 @@
-/** Built-in goal, memory and plan tools (§7), made from the one list of knowledge actions. */
+/** Built-in goal, memory and plan tools (the `knowledge` group), made from the one list of knowledge actions. */
 import { type Tool, tool, zodSchema } from "ai";
 import { knowledgeActions, runKnowledgeAction } from "../../knowledge/knowledge-actions";
 import type { KnowledgeAccess } from "../engine/tool-context";

@@ -1,5 +1,5 @@
 /**
- * The `notes` group (seed 002's memory markdown tools, in R2): the agent's
+ * The `notes` group (memory as markdown documents, in R2): the agent's
  * notes are markdown documents under its own prefix, `agents/<agentId>/notes/`.
  * Each keeps a one-line summary (its `> Summary:` line, else its first line)
  * in its metadata, so the index the system prompt shows costs one list call.

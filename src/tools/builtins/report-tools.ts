@@ -1,5 +1,5 @@
 /**
- * The `reports` group (seed 001's orchestration tools): `final_report` (the
+ * The `reports` group (orchestration tools): `final_report` (the
  * cycle's structured answer: kept on the run record, posted to the active
  * space, and the end of the cycle), `task_status` (progress, shown as one
  * live card per run in the active space, updated in place) and `batch`

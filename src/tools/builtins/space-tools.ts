@@ -1,9 +1,9 @@
 /**
- * Built-in space tools (§7): `enter_space`, `leave_space`, `send_message`,
- * `read_messages`, `skip`. Each returns a typed outcome; a failure is data
- * for the model, never a throw. A reply's message id comes from its call, so
- * a `send_message` done again after a restart finds its message instead of
- * posting it twice.
+ * Built-in space tools (the `spaces` group): `enter_space`, `leave_space`,
+ * `send_message`, `read_messages`, `skip`. Each returns a typed outcome; a
+ * failure is data for the model, never a throw. A reply's message id comes from
+ * its call, so a `send_message` done again after a restart finds its message
+ * instead of posting it twice.
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";

@@ -1,5 +1,5 @@
 /**
- * The `time` group (seed 002's system tools, on Workers): the time in a zone,
+ * The `time` group (system tools, on Workers): the time in a zone,
  * date arithmetic in a zone's calendar, and `sleep`, which never holds the
  * cycle: it arms a wake-up in the agent's alarm table and the cycle ends;
  * when it is due, a `tool_result` event for the sleep call wakes the agent.

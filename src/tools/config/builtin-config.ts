@@ -1,6 +1,6 @@
 /**
  * The agent config's fields about built-ins: which groups it has
- * (`builtins`, default: the contract's `spaces` and `knowledge`), single
+ * (`builtins`, default: `spaces`, `knowledge` and `calls`), single
  * tools it denies (`deniedTools`), the R2 prefixes its file tools may touch
  * (`files`) and the image model `generate_image` draws with (`images`).
  * Spread into the agent config by `agents/agent-config.ts`.
@@ -40,7 +40,7 @@ export const builtinConfigFields = {
     .array(z.enum(builtinGroupNames as [BuiltinGroup, ...BuiltinGroup[]]))
     .max(builtinGroupNames.length)
     .optional()
-    .openapi({ description: 'Built-in tool groups the agent has; default ["spaces", "knowledge"] (the contract\'s built-ins)' }),
+    .openapi({ description: 'Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"]' }),
   deniedTools: z.array(z.string().max(64)).max(128).optional().openapi({ description: "Built-in tools taken away from the groups the agent has" }),
   files: FilesConfig.optional(),
   images: ImageModelConfig.optional(),

@@ -1,9 +1,9 @@
 /**
- * The built-in tools, by group. `spaces` and `knowledge` are the contract's
- * §7 tools and what an agent gets when its config names no `builtins`; the
- * other groups are the catalogue (seeds 001 and 002, adapted to Workers) an
- * agent opts into. Every name here is reserved: a configured tool may not
- * take one, whichever groups the agent has.
+ * The built-in tools, by group. `spaces` and `knowledge` are the tools every
+ * agent had before the catalogue; with `calls` they are what an agent gets
+ * when its config names no `builtins`; the other groups are the catalogue
+ * (adapted to Workers) an agent opts into. Every name here is reserved: a
+ * configured tool may not take one, whichever groups the agent has.
  */
 export const builtinGroups = {
   spaces: ["enter_space", "leave_space", "send_message", "read_messages", "skip"],
@@ -15,7 +15,7 @@ export const builtinGroups = {
   files: ["read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file"],
   reports: ["final_report", "task_status", "batch"],
   images: ["generate_image"],
-  /** Waiting for pending calls started in earlier steps (default, like the contract's groups). */
+  /** Waiting for pending calls started in earlier steps (default, like `spaces` and `knowledge`). */
   calls: ["wait_for_results"],
 } as const;
 
@@ -24,7 +24,7 @@ export type BuiltinToolName = (typeof builtinGroups)[BuiltinGroup][number];
 
 export const builtinGroupNames = Object.keys(builtinGroups) as BuiltinGroup[];
 
-/** Today's behaviour: the contract's built-ins and nothing else. */
+/** Without `builtins`: `spaces`, `knowledge` and `calls`, nothing else. */
 export const defaultBuiltinGroups: readonly BuiltinGroup[] = ["spaces", "knowledge", "calls"];
 
 export const builtinToolNames: readonly BuiltinToolName[] = builtinGroupNames.flatMap((group) => builtinGroups[group]);

@@ -1,5 +1,5 @@
 /**
- * The execution types of the earlier design (seeds 003 and 004), accepted so
+ * The execution types of the earlier design (docs/tools.md), accepted so
  * that configs written against it load. Each is rewritten to the type that
  * does the same here before the config is validated, and stored (and returned)
  * under its new name:

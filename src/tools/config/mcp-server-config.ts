@@ -1,8 +1,8 @@
 /**
- * An MCP server an agent may use (contract §5 `mcp.servers`): where it is,
- * which of its tools are allowed, and (additions of issue 10) which are
- * denied, how they show, queue and cache, and how long the gateway waits
- * for the server and keeps its tool list.
+ * An MCP server an agent may use (the config's `mcp.servers`): where it is,
+ * which of its tools are allowed and which denied, how they show, queue and
+ * cache, and how long the gateway waits for the server and keeps its tool
+ * list.
  */
 import { z } from "@hono/zod-openapi";
 import { OutboundUrl } from "../../security/url-policy";

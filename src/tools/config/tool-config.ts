@@ -1,6 +1,7 @@
 /**
- * ToolConfig (contract §5): one tool of an agent. Validated strictly so that a
- * typo is refused with its path instead of silently ignored.
+ * ToolConfig (docs/tools.md, "ToolConfig reference"): one tool of an agent.
+ * Validated strictly so that a typo is refused with its path instead of
+ * silently ignored.
  */
 import { z } from "@hono/zod-openapi";
 import { ImageModelConfig } from "../../models/image-model-config";
@@ -178,7 +179,7 @@ export function checkApprovalConfig(approval: ApprovalConfig | undefined): { pat
 }
 
 /**
- * ToolConfig, with the execution types of the earlier design (seeds 003, 004)
+ * ToolConfig, with the execution types of the earlier design
  * accepted under their old names and stored under the new ones
  * (`execution-type-aliases.ts`).
  */

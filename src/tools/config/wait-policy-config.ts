@@ -1,8 +1,8 @@
 /**
- * How a call that waits on a person or a service behaves (config, §5
- * additions): who may answer it, what happens when nobody does in time, when
- * to remind, where to escalate; and approvals, which put any tool's call
- * behind a person's yes.
+ * How a call that waits on a person or a service behaves (its tool's config and
+ * the agent's `approvals`): who may answer it, what happens when nobody does in
+ * time, when to remind, where to escalate; and approvals, which put any tool's
+ * call behind a person's yes.
  */
 import { z } from "@hono/zod-openapi";
 import { JsonSchemaObject } from "./json-schema-object";

@@ -1,8 +1,8 @@
 /**
- * Call statistics (seed 002): per tool, how many calls, failures by kind,
- * latency median and p95, bytes in and out, cache hits. One summary function
- * serves the run record (over a run's calls) and the agent's totals (over
- * the calls the agent object kept).
+ * Call statistics (docs/tools.md, "Call statistics"): per tool, how many calls,
+ * failures by kind, latency median and p95, bytes in and out, cache hits. One
+ * summary function serves the run record (over a run's calls) and the agent's
+ * totals (over the calls the agent object kept).
  */
 import type { RunToolCall } from "../../db/runs";
 import { FailureKind } from "./tool-outcome";

@@ -1,7 +1,7 @@
 /**
- * `displayTool` (seed 003): the model sees an extra optional `targetSpaceId`
- * argument naming the space to show the call in; the gateway takes it out
- * again before the tool runs, so the tool itself never sees it.
+ * `displayTool` (a ToolConfig field): the model sees an extra optional
+ * `targetSpaceId` argument naming the space to show the call in; the gateway
+ * takes it out again before the tool runs, so the tool itself never sees it.
  */
 export const targetSpaceIdProperty = "targetSpaceId";
 

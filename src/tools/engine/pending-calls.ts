@@ -1,7 +1,8 @@
 /**
- * PendingToolCall rows (§6). Every status change is a conditional update, so
- * when several parties race (50 submissions, a submission against a timeout,
- * an expiry) exactly one of them wins.
+ * PendingToolCall rows (calls waiting for a result from outside). Every
+ * status change is a conditional update, so when several parties race (50
+ * submissions, a submission against a timeout, an expiry) exactly one of
+ * them wins.
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client";

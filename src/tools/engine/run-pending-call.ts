@@ -1,9 +1,9 @@
 /**
- * External and space calls (§6): a PendingToolCall is written to D1 before
+ * External and space calls: a PendingToolCall is written to D1 before
  * the call is announced; `isAsync` returns pending at once, otherwise the
  * cycle waits up to `timeout` for the pending-call owner to hand it an
  * outcome. On timeout the call flips to `pending` (a late result reaches the
- * inbox) and the model gets the contract's timeout error.
+ * inbox) and the model gets the error `Tool "NAME" timed out after Nms`.
  *
  * Done again after a restart, the call keeps its id: the row is found, not
  * written twice; an announcement already made (agent stream, webhook) is not

@@ -39,7 +39,7 @@ export type ToolSettings = {
   tools: ToolConfig[];
   /** Approvals of tools by the name the model calls them (a configured tool's own `approval` wins). */
   approvals?: Record<string, ApprovalConfig>;
-  /** Built-in groups (default: the contract's `spaces` and `knowledge`) and tools taken away from them. */
+  /** Built-in groups (default: `spaces`, `knowledge` and `calls`) and tools taken away from them. */
   builtins?: readonly string[];
   deniedTools?: readonly string[];
   /** The folders the file tools may use. */

@@ -1,5 +1,5 @@
 /**
- * The space side of a visible tool call (§8): `tool.started`,
+ * The space side of a visible tool call (space events): `tool.started`,
  * `tool.streaming`, `tool.done`, `tool.error`, and the persisted message with
  * a `tool_call` part. For `display.mode: "minimal"` tools, public-key clients
  * get only the call's id, name and status.

@@ -10,7 +10,7 @@
 import type { ToolResultPart } from "ai";
 import { z } from "zod";
 
-/** Why a call failed, for statistics (seed 002's error types, plus `internal`). */
+/** Why a call failed, for statistics (`failures` by kind; `internal` is the gateway's own fault). */
 export const FailureKind = z.enum(["validation", "timeout", "upstream", "permission", "internal"]);
 export type FailureKind = z.infer<typeof FailureKind>;
 

@@ -1,10 +1,10 @@
 /**
- * Named queues (seed 001): a queue lets at most `concurrency` calls run at
- * once, and with `minIntervalMs` starts them at least that far apart (a rate
- * limited API). The agent object holds one `ToolQueues` for its lifetime, so
- * a queue spans all of the agent's cycles; it sits on top of
- * `limits.maxConcurrentTools`, which bounds one step's parallel calls.
- * Waiters are served first come, first served; an aborted wait leaves the line.
+ * Named queues (the config's `queues`): a queue lets at most `concurrency`
+ * calls run at once, and with `minIntervalMs` starts them at least that far
+ * apart (a rate limited API). The agent object holds one `ToolQueues` for its
+ * lifetime, so a queue spans all of the agent's cycles; it sits on top of
+ * `limits.maxConcurrentTools`, which bounds one step's parallel calls. Waiters
+ * are served first come, first served; an aborted wait leaves the line.
  */
 export type QueueSettings = { concurrency: number; minIntervalMs?: number };
 

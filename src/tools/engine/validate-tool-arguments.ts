@@ -1,6 +1,6 @@
 /**
  * Checks a model's tool arguments against the tool's input schema before the
- * tool runs (contract §6): failures go back to the model as a tool error it can
+ * tool runs: failures go back to the model as a tool error it can
  * correct. The schema is compiled once (`compileInputSchema`, with
  * `@cfworker/json-schema`: no `eval`, so it runs on Workers). Its raw errors
  * are rewritten into short lines a model can act on (`/city: must be string`).

@@ -1,5 +1,5 @@
 /**
- * The exact-once patch (seed 002's `memory_patch`, also `edit_file`): a
+ * The exact-once patch (`notes_patch` and `edit_file`): a
  * passage is replaced only when it occurs exactly once, so an edit can never
  * land in the wrong place. Overlapping occurrences count ("aa" occurs twice
  * in "aaa"): the passage must pick one place, unambiguously.

@@ -1,8 +1,9 @@
 /**
  * Turns a `gateway` tool's `execution` config plus the model's arguments into
- * the HTTP request to send (contract §5): URL slots percent-encoded, header
- * secrets from the Worker's env, the body templated or, for POST/PUT/PATCH
- * without one, the arguments as JSON. Pure; every problem is a result, not a throw.
+ * the HTTP request to send (docs/tools.md, "Gateway templates"): URL slots
+ * percent-encoded, header secrets from the Worker's env, the body templated or,
+ * for POST/PUT/PATCH without one, the arguments as JSON. Pure; every problem is
+ * a result, not a throw.
  */
 import { parseJsonSafely } from "../../json";
 import { originOf, type Pin } from "../../security/pinned-request";

@@ -5,11 +5,11 @@
  */
 import { parseJsonSafely } from "../../json";
 import { pinnedFetch, pinUrl } from "../../security/pinned-request";
+import { readLimitedBody } from "../../security/read-limited-body";
 import { buildGatewayRequest } from "./build-gateway-request";
 import { withGatewayHeaders } from "../config/configured-headers";
 import type { GatewayExecutionInput } from "../config/tool-config";
 import type { GatewayRequest } from "./build-gateway-request";
-import { readLimitedBody } from "./read-limited-body";
 
 export type GatewayToolOptions = {
   execution: GatewayExecutionInput;

@@ -7,8 +7,8 @@
  * message for the model.
  */
 import { originOf, pinUrl } from "../../security/pinned-request";
+import { readLimitedBody } from "../../security/read-limited-body";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
-import { readLimitedBody } from "../gateway/read-limited-body";
 
 export type OutboundRequest = {
   url: string;

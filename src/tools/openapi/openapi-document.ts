@@ -6,8 +6,8 @@
  * them to JSON first).
  */
 import { parseJsonSafely } from "../../json";
+import { readLimitedBody } from "../../security/read-limited-body";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
-import { readLimitedBody } from "../gateway/read-limited-body";
 import type { OpenApiProviderConfig } from "../config/provider-config";
 
 type Json = Record<string, unknown>;

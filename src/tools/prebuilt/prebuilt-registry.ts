@@ -1,9 +1,9 @@
 /**
- * Prebuilt tools (seed 004): server handlers named by `execution.action` that
- * bring their own description and input schema. They are the knowledge
- * actions under their prebuilt names, so each rule lives once. The input is
- * parsed here too: a config may give a prebuilt tool its own schema. The
- * names a config may give are listed without the handlers
+ * Prebuilt tools (`executionType: "prebuilt"`): server handlers named by
+ * `execution.action` that bring their own description and input schema. They
+ * are the knowledge actions under their prebuilt names, so each rule lives
+ * once. The input is parsed here too: a config may give a prebuilt tool its own
+ * schema. The names a config may give are listed without the handlers
  * (`config/prebuilt-actions.ts`); the two lists must be the same.
  */
 import { toJSONSchema } from "zod";

@@ -1,7 +1,7 @@
 /**
- * The built-in tools (§7 and the built-in catalogue) as one provider. They
- * are made by `createBuiltinTools` as they are: this provider neither knows
- * nor changes which built-ins exist.
+ * The built-in tools (`spaces`, `knowledge` and the built-in catalogue) as one
+ * provider. They are made by `createBuiltinTools` as they are: this provider
+ * neither knows nor changes which built-ins exist.
  */
 import { createBuiltinTools } from "../builtins/create-builtin-tools";
 import { SerialQueue } from "../engine/serial-queue";

@@ -1,4 +1,4 @@
-/** The agent's own `tools` (§5) as one provider: their names as configured, run by the engine. */
+/** The agent's own `tools` (its config) as one provider: their names as configured, run by the engine. */
 import { configuredProviderName, resolveConfiguredTool } from "./configured-tools";
 import type { ToolProvider } from "./tool-provider";
 import type { SettingsAccess } from "../engine/tool-context";

@@ -1,9 +1,9 @@
 /**
- * The agent's configured tools (§5, §6) as engine tools: how each shows,
- * waits, queues and caches, and how one call runs. `internal`, `prebuilt`
- * `gateway` and `image-generator` answer inline; `external` and `space` wait on a
- * PendingToolCall; `agent` gives the task to another agent and waits for its
- * final answer the same way.
+ * The agent's configured tools (its `tools`, docs/tools.md) as engine tools:
+ * how each shows, waits, queues and caches, and how one call runs. `internal`,
+ * `prebuilt` `gateway` and `image-generator` answer inline; `external` and
+ * `space` wait on a PendingToolCall; `agent` gives the task to another agent
+ * and waits for its final answer the same way.
  */
 import { runGatewayTool } from "../gateway/execute-gateway-tool";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";

@@ -1,5 +1,5 @@
 /**
- * An MCP server as a tool provider (contract §5 `mcp.servers`): its tools,
+ * An MCP server as a tool provider (the config's `mcp.servers`): its tools,
  * from the agent object's kept connection (`mcp-pool.ts`), offered as
  * `{server}__{tool}` by `allowedTools` / `toolsAllowed` / `toolsDenied`. A
  * tool whose input schema could never validate is skipped and reported. They

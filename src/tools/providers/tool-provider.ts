@@ -1,10 +1,11 @@
 /**
- * The one provider interface under every tool of a cycle (seed 001's
- * ToolProvider): the built-ins, the output reader, the agent's configured
+ * The one provider interface under every tool of a cycle (`ToolProvider`):
+ * the built-ins, the output reader, the agent's configured
  * tools, OpenAPI sources, sub-agents and MCP servers each produce their
  * tools through it. A provider's tools are named `{provider}__{tool}`
  * (`engine/tool-naming.ts`), except the built-ins' and the configured tools', which
- * keep the names the contract gives them. Every call of either kind goes
+ * keep their own names (docs/tools.md, "One naming rule"). Every call of
+ * either kind goes
  * through the tool pipeline (`engine/tool-pipeline.ts`); raw tools (the
  * built-ins) skip its stages about cards, the cache and queues.
  */

@@ -8,7 +8,7 @@ import { catalogueAgent } from "../../support/catalogue";
 const base = { agent: { name: "conf" }, model: { provider: "scripted", turns: [] } };
 
 describe("choosing built-ins per agent", () => {
-  it("without builtins an agent has the contract's built-ins and wait_for_results, nothing else", async () => {
+  it("without builtins an agent has the spaces and knowledge built-ins and wait_for_results, nothing else", async () => {
     expect([...selectedBuiltinNames({})].sort()).toEqual(
       [
         "delete_goals",
@@ -46,7 +46,7 @@ describe("choosing built-ins per agent", () => {
     ]);
   });
 
-  it("groups are chosen, single tools denied (even the contract's)", async () => {
+  it("groups are chosen, single tools denied (even those of spaces and knowledge)", async () => {
     expect([...selectedBuiltinNames({ builtins: ["time", "notes"], deniedTools: ["sleep", "notes_delete"] })].sort()).toEqual(
       ["current_time", "date_add", "date_diff", "notes_append", "notes_list", "notes_patch", "notes_read", "notes_write"].sort(),
     );
@@ -100,7 +100,7 @@ describe("the system prompt describes only what the agent has", () => {
     for (const text of ["## Your spaces", "Active space:", "## Goals", "## Memories", "## Plans", "send_message", "Use skip"]) expect(prompt).toContain(text);
   });
 
-  it("with only catalogue groups, the contract's sections are gone and the groups' sections are there", () => {
+  it("with only catalogue groups, the spaces and knowledge sections are gone and the groups' sections are there", () => {
     const prompt = buildSystemPrompt({
       ...input,
       builtins: { groups: new Set(["time"]), names: new Set(["current_time", "date_add"]), sections: ["## Time\nYour time tools: current_time, date_add."] },

@@ -3,7 +3,7 @@
  * while counting bytes, and cancels the stream the moment it passes the cap,
  * so an oversized body is never buffered whole.
  */
-export type LimitedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: "too_large" };
+export type LimitedBody = { ok: true; bytes: Uint8Array<ArrayBuffer> } | { ok: false; reason: "too_large" };
 
 export type ReadLimitedBodyOptions = {
   maxBytes: number;

@@ -5,8 +5,8 @@
  * moment the limit is passed, not read to its end.
  */
 import { describe, expect, it } from "vitest";
-import { readLimitedBody } from "../../../src/tools/gateway/read-limited-body";
-import { waitUntil } from "../../support/agents";
+import { readLimitedBody } from "../../src/security/read-limited-body";
+import { waitUntil } from "../support/agents";
 
 /** A stream of `chunks`, counting how many were pulled and whether it was cancelled. */
 function chunkedStream(chunks: Uint8Array[]) {
