@@ -33,7 +33,7 @@ const proseFiles = ["README.md", "AGENTS.md"];
 const proseFolders = ["docs", "client", "cli", "web", "react"];
 
 /** Source and configuration, scanned whole: comments, test names and descriptions alike. */
-const sourceFolders = ["src", "web/src", "web/static", "client/src", "client/codegen", "cli/src", "cli/bin", "react", "scripts", "bench", "test", "migrations", ".ci"];
+const sourceFolders = ["src", "web/src", "web/static", "client/src", "codegen", "cli/src", "cli/bin", "react", "scripts", "bench", "test", "migrations", ".ci"];
 const sourceFiles = [
   "package.json",
   "client/package.json",

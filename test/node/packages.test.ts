@@ -199,7 +199,7 @@ const project = mkdtempSync(join(tmpdir(), "switchboard-packages-"));
 const compilers = [
   { version: versionOf(join(root, "node_modules/typescript/package.json")), tsc: "node_modules/typescript/bin/tsc", install: "typescript" },
   {
-    version: versionOf(createRequire(join(root, "client/codegen/package.json")).resolve("typescript/package.json")),
+    version: versionOf(createRequire(join(root, "codegen/package.json")).resolve("typescript/package.json")),
     tsc: "node_modules/typescript5/bin/tsc",
     install: "typescript5@npm:typescript",
   },

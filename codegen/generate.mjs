@@ -14,7 +14,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { inputOptionalProperty, withInputSchemas } from "./input-schemas.mjs";
 
-const clientRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const clientRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "client");
 export const documentPath = join(clientRoot, "openapi.json");
 export const typesPath = join(clientRoot, "src", "generated", "openapi.ts");
 
