@@ -7,16 +7,19 @@
  * anything is sent); a tool and an MCP server added with the forms and
  * saved; export and import back as a new agent; a run as a timeline; a
  * pending call cancelled; a webhook subscription made, refused and deleted,
- * and a dead letter redelivered; the tool statistics drawn as charts.
+ * and a dead letter redelivered; every delivery attempt shown live from the
+ * agents' streams, against what the receiver got, and the streams closed
+ * when the view is left; the tool statistics drawn as charts.
  * Screenshots go to SWITCHBOARD_SCREENSHOTS (default: a folder in the
  * system's tmp).
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Run } from "../../client/src/index";
+import { type Delivery, DeliveryList } from "../../web/src/console/delivery-list";
 import { launchChromium } from "./chromium";
 import { receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway } from "./gateway";
@@ -29,6 +32,9 @@ let context: BrowserContext;
 let page: Page;
 const requests: string[] = [];
 const pageErrors: string[] = [];
+/** The page's agent stream requests still open, as Chromium sees them (the console's own bookkeeping is not trusted for this). */
+const openStreams = new Set<Request>();
+const isAgentStream = (request: Request) => /\/api\/agents\/[^/]+\/stream(\?|$)/.test(request.url());
 /** The agent whose run, pending call and statistics the views show. */
 const busy = { agentId: "", runId: "", pendingCallId: "" };
 /** The agent the console creates from a template. */
@@ -69,6 +75,9 @@ beforeAll(async () => {
   page = await context.newPage();
   page.on("request", (request) => requests.push(request.url()));
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("request", (request) => isAgentStream(request) && openStreams.add(request));
+  page.on("requestfinished", (request) => openStreams.delete(request));
+  page.on("requestfailed", (request) => openStreams.delete(request));
 
   // An agent with a run to show: a call that works, one that fails inside the tool, one refused for its
   // arguments, and one left pending for an answer; then a reply.
@@ -285,8 +294,8 @@ describe("the operator console", () => {
     await call.getByRole("button", { name: "Cancel" }).click();
     await page.locator("#pending-outcome", { hasText: "Cancelled reserve" }).waitFor();
     expect(await page.locator("#pending-outcome").textContent()).toContain("now resolved");
-    // Gone from the open calls; shown with the resolved ones, with Redeliver.
-    expect(await page.locator(`li.pending-call[data-tool-call-id="${busy.pendingCallId}"]`).count()).toBe(0);
+    // Gone from the open calls (once the list is read again, after the outcome line); shown with the resolved ones, with Redeliver.
+    await page.locator(`li.pending-call[data-tool-call-id="${busy.pendingCallId}"]`).waitFor({ state: "detached" });
     const { pendingToolCalls } = await admin.agents.pendingToolCalls(busy.agentId, { status: "resolved" });
     expect(pendingToolCalls).toEqual([expect.objectContaining({ toolCallId: busy.pendingCallId, status: "resolved" })]);
     const run = await admin.runs.get(busy.runId);
@@ -330,6 +339,137 @@ describe("the operator console", () => {
     expect((await admin.webhooks.list({ agentId: busy.agentId })).webhooks).toEqual([]);
   });
 
+  it("shows every delivery attempt live from the agents' streams, as the receiver got it, and closes the streams when the view is left", async () => {
+    const hook = await receiver(503);
+    const subscribe = (target: { agentId: string } | { spaceId: string }) => admin.webhooks.create({ url: hook.url, events: ["run.completed"], ...target });
+    // More agents with subscriptions than the console reads at once over HTTP/1.1 (4: `npm run dev` speaks HTTP/1.1),
+    // subscribed first, so the two below are the newest and read.
+    const unread = [];
+    for (const index of [1, 2, 3]) {
+      const agent = await admin.agents.create({ agent: { name: `Console quiet ${index}` }, model: { provider: "scripted", turns: [] } });
+      unread.push(await subscribe({ agentId: agent.id }));
+    }
+    // One agent subscribed on its own, which also pushes a tool call to the same receiver (its deadline passes while the
+    // receiver refuses it: a dead letter); one subscribed only through a space it is a member of.
+    const direct = await admin.agents.create({
+      agent: { name: "Console deliveries" },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "reserve", args: {} },
+              { name: "skip", args: {} },
+            ],
+          },
+        ],
+      },
+      tools: [
+        {
+          name: "reserve",
+          description: "Reserve",
+          executionType: "external",
+          isAsync: true,
+          visible: false,
+          inputSchema: { type: "object" },
+          execution: { webhook: hook.url, expiresIn: 1_500 },
+        },
+      ],
+    });
+    const member = await admin.agents.create({ agent: { name: "Console space member" }, model: { provider: "scripted", turns: [] } });
+    const space = await admin.spaces.create({ name: "Console deliveries", memberIds: [member.entityId] });
+    const ownSubscription = await subscribe({ agentId: direct.id });
+    const spaceSubscription = await subscribe({ spaceId: space.id });
+    const expectedSubscription = new Map([
+      [direct.id, ownSubscription.id],
+      [member.id, spaceSubscription.id],
+    ]);
+
+    await openView("#webhooks");
+    for (const agentId of [direct.id, member.id]) await page.locator(`#delivery-streams li[data-agent-id="${agentId}"][data-status="open"]`).waitFor();
+    expect(await page.locator("#delivery-streams li").count()).toBe(4);
+    await until("four stream requests open", async () => (openStreams.size === 4 ? true : undefined));
+    expect(await page.locator("#deliveries-stream-bound").textContent()).toMatch(
+      /agents have subscriptions .* at most 4 streams at once over http\/1\.1.*: the 4 found first .* are read, the other \d+ (or more )?are not\./,
+    );
+    const drawn = await page.locator("#console-main").getAttribute("data-drawn");
+
+    await admin.agents.pushInbox(direct.id, { hello: "deliveries" });
+    await admin.agents.pushInbox(member.id, { hello: "deliveries" });
+    const bodyOf = (push: (typeof hook.pushes)[number]) => JSON.parse(push.body);
+    const header = (push: (typeof hook.pushes)[number], name: string) => String(push.headers[name]);
+    // The receiver refused the run events of both agents and the tool call, which became a dead letter.
+    await until("both agents' run events and the tool call at the receiver", async () => {
+      const agents = new Set(hook.pushes.filter((push) => bodyOf(push).type === "run.completed").map((push) => bodyOf(push).data.agentId));
+      return agents.has(direct.id) && agents.has(member.id) && hook.pushes.some((push) => bodyOf(push).type === "tool.call") ? true : undefined;
+    });
+    const callPush = hook.pushes.find((push) => bodyOf(push).type === "tool.call");
+    const callId = header(callPush as (typeof hook.pushes)[number], "webhook-id");
+    const deadLettered = page.locator(`#deliveries-table tr.delivery[data-kind="call"][data-webhook-id="${callId}"][data-outcome="dead_lettered"]`);
+    await deadLettered.waitFor({ timeout: 20_000 });
+    expect(await deadLettered.locator("code").first().textContent()).toBe("tool.webhook.dead_lettered");
+    expect(await deadLettered.locator(".delivery-target").textContent()).toContain("pushed tool call");
+
+    // Every attempt the receiver answered with 503 is a failed row with HTTP 503, for the subscription that pushed it.
+    const refused = hook.pushes.slice();
+    expect(refused.every((push) => push.status === 503)).toBe(true);
+    for (const push of refused) {
+      const row = page.locator(
+        `#deliveries-table tr.delivery[data-webhook-id="${header(push, "webhook-id")}"][data-attempt="${header(push, "x-switchboard-attempt")}"][data-outcome="failed"]`,
+      );
+      await row.waitFor();
+      expect(await row.locator(".delivery-outcome .error-line").textContent()).toBe("HTTP 503");
+      const body = bodyOf(push);
+      if (body.type === "tool.call") {
+        expect(await row.getAttribute("data-kind")).toBe("call");
+        continue;
+      }
+      expect(await row.getAttribute("data-subscription-id")).toBe(expectedSubscription.get(body.data.agentId));
+      await row.locator(".delivery-target .url", { hasText: hook.url }).waitFor();
+    }
+    // Newest first.
+    const times = await page.locator("#deliveries-table tr.delivery time").evaluateAll((items) => items.map((item) => item.getAttribute("datetime") ?? ""));
+    expect(times).toEqual([...times].sort().reverse());
+
+    // The receiver is fixed; a new event is delivered, and its row comes without the view being drawn again.
+    hook.answerWith(200);
+    await admin.agents.pushInbox(direct.id, { hello: "again" });
+    const delivered = await until("a push the receiver accepted", async () => hook.pushes.find((push) => push.status === 200 && bodyOf(push).type === "run.completed"));
+    const deliveredRow = page.locator(
+      `#deliveries-table tr.delivery[data-webhook-id="${header(delivered, "webhook-id")}"][data-attempt="${header(delivered, "x-switchboard-attempt")}"][data-outcome="delivered"]`,
+    );
+    await deliveredRow.waitFor();
+    expect(await deliveredRow.getAttribute("data-subscription-id")).toBe(expectedSubscription.get(bodyOf(delivered).data.agentId));
+    expect(await page.locator("#console-main").getAttribute("data-drawn")).toBe(drawn);
+    await shoot("console-deliveries", true);
+
+    // Pushed tool calls can be left out.
+    await page.uncheck("#deliveries-show-calls");
+    expect(await deadLettered.isVisible()).toBe(false);
+    expect(await deliveredRow.isVisible()).toBe(true);
+
+    // Drawn again, the view reads the same attempts from what the streams keep, with no more streams open than before.
+    const shown = await page.locator("#deliveries-table tr.delivery").count();
+    await openView("#webhooks");
+    await deliveredRow.waitFor();
+    await deadLettered.waitFor();
+    await until("the rows read again", async () => ((await page.locator("#deliveries-table tr.delivery").count()) >= shown ? true : undefined));
+    await until("four stream requests open", async () => (openStreams.size === 4 ? true : undefined));
+
+    // Leaving the view closes every stream; so does signing out (then signed in again for the tests after this one).
+    await openView("#agents");
+    await until("every stream request closed after leaving the view", async () => (openStreams.size === 0 ? true : undefined));
+    await openView("#webhooks");
+    await until("four stream requests open", async () => (openStreams.size === 4 ? true : undefined));
+    await page.click("#sign-out");
+    await until("every stream request closed after signing out", async () => (openStreams.size === 0 ? true : undefined));
+    await page.fill("#secretKey", gateway.vars.GATEWAY_SECRET_KEY);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForFunction(() => document.getElementById("console-main")?.dataset.ready === "true");
+
+    for (const subscription of [...unread, ownSubscription, spaceSubscription]) await admin.webhooks.delete(subscription.id);
+  });
+
   it("draws the tool statistics as charts: calls by outcome and failure kind, p50 and p95, and over time", async () => {
     await openView(`#stats/${busy.agentId}`);
     const { tools } = await admin.agents.toolStats(busy.agentId);
@@ -364,5 +504,50 @@ describe("the operator console", () => {
   it("loaded nothing from outside the gateway and threw no error", async () => {
     expect(requests.filter((url) => !url.startsWith(gateway.baseUrl) && !url.startsWith("data:") && !url.startsWith("blob:"))).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("the deliveries the console keeps", () => {
+  const attempt = (agentId: string, seq: number, ms: number): Delivery => ({
+    agentId,
+    seq,
+    at: new Date(Date.UTC(2026, 0, 1) + ms).toISOString(),
+    type: "webhook.failed",
+    kind: "subscription",
+    outcome: "failed",
+    subscriptionId: "whk_1",
+    webhookId: `evt_${agentId}_${seq}`,
+    attempt: 1,
+    error: "HTTP 503",
+  });
+  const key = (delivery: Delivery) => `${delivery.agentId}:${delivery.seq}`;
+
+  it("keeps the newest 500 attempts, newest first, whatever order the streams give them in", () => {
+    const list = new DeliveryList(500);
+    // What the page shows, kept the way the page keeps its rows: each attempt put at the index it is given, the row dropped taken off the end.
+    const shown: Delivery[] = [];
+    const add = (delivery: Delivery) => {
+      const placed = list.add(delivery);
+      if (!placed) return;
+      shown.splice(placed.index, 0, delivery);
+      if (placed.dropped) expect(shown.pop()).toBe(placed.dropped);
+    };
+    // One stream's whole history, then another's, whose attempts fall between the first one's.
+    const first = Array.from({ length: 400 }, (_, index) => attempt("agt_a", index + 1, (index + 1) * 10));
+    const second = Array.from({ length: 400 }, (_, index) => attempt("agt_b", index + 1, (index + 1) * 10 + 5));
+    for (const delivery of [...first, ...second]) add(delivery);
+    const newest = [...first, ...second].sort((a, b) => (a.at < b.at ? 1 : -1)).slice(0, 500);
+    expect(shown.map(key)).toEqual(newest.map(key));
+    expect(list.size).toBe(500);
+    expect(list.dropped).toBe(300);
+    // Older than every attempt kept, the list full: not kept. Seen already (a stream read again): not kept twice.
+    expect(list.add(attempt("agt_c", 1, 0))).toBeUndefined();
+    expect(list.dropped).toBe(301);
+    expect(list.add(shown[0])).toBeUndefined();
+    expect(list.dropped).toBe(301);
+    // Two attempts of the same millisecond on one stream: the later seq first.
+    const tie = new DeliveryList(10);
+    expect(tie.add(attempt("agt_a", 1, 0))).toEqual({ index: 0 });
+    expect(tie.add(attempt("agt_a", 2, 0))).toEqual({ index: 0 });
   });
 });

@@ -20,7 +20,8 @@ import type { Switchboard } from "../../client/src/index";
 import { admin, gateway } from "./gateway";
 
 type DeadLetter = Awaited<ReturnType<Switchboard["webhooks"]["deadLetters"]>>["deadLetters"][number];
-type Push = { headers: Record<string, string | string[] | undefined>; body: string };
+/** One push a receiver got, with the status it answered. */
+type Push = { headers: Record<string, string | string[] | undefined>; body: string; status: number };
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -38,15 +39,19 @@ async function createAgent(config: Record<string, unknown>): Promise<{ id: strin
   return { id: created.id, entityId: created.entityId };
 }
 
-/** A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses); it stops when the test ends, or at `close()`. */
-export async function receiver(status: number): Promise<{ url: string; pushes: Push[]; close(): Promise<void> }> {
+/**
+ * A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses; `answerWith`
+ * changes it for the pushes to come); it stops when the test ends, or at `close()`.
+ */
+export async function receiver(status: number): Promise<{ url: string; pushes: Push[]; answerWith(status: number): void; close(): Promise<void> }> {
   const pushes: Push[] = [];
+  let answer = status;
   const server: Server = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     request.on("end", () => {
-      pushes.push({ headers: request.headers, body });
-      response.writeHead(status).end();
+      pushes.push({ headers: request.headers, body, status: answer });
+      response.writeHead(answer).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -54,7 +59,7 @@ export async function receiver(status: number): Promise<{ url: string; pushes: P
   let closed: Promise<void> | undefined;
   const close = () => (closed ??= new Promise<void>((resolve) => server.close(() => resolve())));
   onTestFinished(close);
-  return { url: `http://127.0.0.1:${port}/hook`, pushes, close };
+  return { url: `http://127.0.0.1:${port}/hook`, pushes, answerWith: (next) => (answer = next), close };
 }
 
 async function waitForDeadLetters(agentId: string, timeoutMs = 20_000): Promise<DeadLetter[]> {

@@ -1,7 +1,7 @@
 /**
  * What every view of the console gets: the SDK client (secret key), a way to
- * go to another view, the agents (read once, read again after a change), and
- * the helpers the views share: the agent picker, times and durations, errors
+ * go to another view, the agents (read once, read again after a change), a
+ * signal for when the view is left, and the helpers the views share: the agent picker, times and durations, errors
  * as the gateway said them.
  */
 import type { AgentSummary, Switchboard } from "../../../client/src/index";
@@ -13,6 +13,8 @@ export type ConsoleContext = {
   navigate(hash: string): void;
   /** Every agent, newest list from the gateway (`fresh` reads it again). */
   agents(fresh?: boolean): Promise<AgentSummary[]>;
+  /** Aborted when the view drawn with this context is left (another view, the same one drawn again, sign out): a view closes what it keeps open (live streams) on it. */
+  leaving: AbortSignal;
 };
 
 /** An error's message for people: the gateway's own words (the SDK error carries the request too). */

@@ -4,7 +4,9 @@
  * only, never in a link), it shows agents (with the config editor), runs,
  * pending calls, webhooks with dead letters, and tool statistics, each view
  * calling the gateway's routes through the client SDK. The view comes from
- * the address's fragment (`#runs/agt_…`), so every view has a link.
+ * the address's fragment (`#runs/agt_…`), so every view has a link. A view
+ * is told when it is left (another view, sign out) and closes what it keeps
+ * open then: the Webhooks view's live streams.
  */
 import { type AgentSummary, Switchboard } from "../../../client/src/index";
 import { h } from "../dom";
@@ -78,7 +80,10 @@ function shell(client: Switchboard): void {
     for await (const agent of client.agents.all()) all.push(agent);
     return all;
   };
-  const context: ConsoleContext = {
+  // Ends with the shell (sign out): its listeners, and the view shown with everything it keeps open.
+  const shellAlive = new AbortController();
+  let viewAlive = new AbortController();
+  const context: Omit<ConsoleContext, "leaving"> = {
     client,
     navigate(hash) {
       if (location.hash === hash) void render();
@@ -116,6 +121,8 @@ function shell(client: Switchboard): void {
             class: "link",
             id: "sign-out",
             onclick: () => {
+              viewAlive.abort();
+              shellAlive.abort();
               clearOperatorKey();
               history.replaceState(null, "", "/console");
               signInView();
@@ -130,13 +137,17 @@ function shell(client: Switchboard): void {
   );
 
   // A link to the view already shown reads it again (the fragment did not change, so no hashchange comes).
-  app.addEventListener("click", (event) => {
-    const link = event.target instanceof Element ? event.target.closest("a[href^='#']") : null;
-    if (link && link.getAttribute("href") === location.hash) {
-      event.preventDefault();
-      void render();
-    }
-  });
+  app.addEventListener(
+    "click",
+    (event) => {
+      const link = event.target instanceof Element ? event.target.closest("a[href^='#']") : null;
+      if (link && link.getAttribute("href") === location.hash) {
+        event.preventDefault();
+        void render();
+      }
+    },
+    { signal: shellAlive.signal },
+  );
 
   let drawing = 0;
   async function render(): Promise<void> {
@@ -150,11 +161,15 @@ function shell(client: Switchboard): void {
       }),
     );
     const ticket = ++drawing;
+    // The view shown (or still being drawn) is left: its streams close.
+    viewAlive.abort();
+    viewAlive = new AbortController();
+    const leaving = viewAlive.signal;
     main.dataset.ready = "false";
     main.replaceChildren(h("p", { class: "loading" }, "Loading…"));
     let view: HTMLElement;
     try {
-      view = await viewFor(context, section, first, second);
+      view = await viewFor({ ...context, leaving }, section, first, second);
     } catch (error) {
       view = problemLine(`Could not show this view: ${errorText(error)}`);
     }
@@ -166,7 +181,7 @@ function shell(client: Switchboard): void {
     // How many views were drawn: a test (or a person's script) can wait for the next one.
     main.dataset.drawn = String(ticket);
   }
-  window.addEventListener("hashchange", () => void render());
+  window.addEventListener("hashchange", () => void render(), { signal: shellAlive.signal });
   void render();
 }
 

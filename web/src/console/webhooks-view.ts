@@ -2,14 +2,16 @@
  * Webhook subscriptions in the console (secret key): every subscription,
  * newest first, with its events, target and signing secret; a new one
  * (the gateway's problems shown under the fields they name); delete. Below,
- * the dead letters (pushes that gave up) with redelivery: the live page's
- * operator view, reused.
+ * every delivery attempt, live from the agents' streams
+ * (`webhook-deliveries.ts`), then the dead letters (pushes that gave up) with
+ * redelivery: the live page's operator view, reused.
  */
 import { SwitchboardError, type WebhookSubscription } from "../../../client/src/index";
 import { deadLettersView } from "../dead-letters-view";
 import { h } from "../dom";
 import { type ConsoleContext, errorText, formatTime, viewHeader } from "./console-context";
 import { problemsOf } from "./config-editor";
+import { webhookDeliveries } from "./webhook-deliveries";
 
 const eventTypes = ["call.awaiting_input", "call.expired", "run.completed", "run.failed"] as const;
 
@@ -67,6 +69,7 @@ export async function webhooksView(context: ConsoleContext): Promise<HTMLElement
   }
 
   await load(false);
+  const deliveries = webhookDeliveries(context);
   return h(
     "section",
     { class: "view webhooks-view" },
@@ -78,7 +81,9 @@ export async function webhooksView(context: ConsoleContext): Promise<HTMLElement
     await subscribeForm(context, (subscription) => {
       list.querySelector(".empty")?.remove();
       list.prepend(row(subscription));
+      deliveries.watch(subscription);
     }),
+    deliveries.element,
     h("div", { class: "dead-letters-panel" }, deadLettersView(context.client)),
   );
 }
