@@ -21,10 +21,16 @@ export const errorCodes = [
   "invalid_result",
   "invalid_idempotency_key",
   "invalid_hop",
+  // 400: an OAuth callback the authorization server sent wrong (docs/accounts.md)
+  "missing_code",
+  "issuer_mismatch",
+  "authorization_error",
   // 401, 403: who is asking
   "unauthorized",
   "forbidden",
   "invalid_link",
+  "authorization_denied",
+  "wrong_browser",
   // 404
   "not_found",
   "route_not_found",
@@ -35,6 +41,8 @@ export const errorCodes = [
   "gone",
   "callback_expired",
   "link_expired",
+  "flow_used",
+  "flow_expired",
   // 413, 415, 422, 426
   "payload_too_large",
   "unsupported_media_type",
@@ -51,6 +59,7 @@ export const errorCodes = [
   "import_failed",
   "misconfigured",
   "loop_detected",
+  "token_request_failed",
   // Stream frames (an open WebSocket or SSE stream, not an HTTP status)
   "invalid_frame",
   "frame_too_large",

@@ -28,6 +28,9 @@
  *   names a server on another host; `http://mcp.test/redirect` redirects an MCP
  *   client to another host; `http://pages.test/away` redirects to another host.
  *   `http://evil.test/…` serves the worst inputs (fake-worst-case.ts says which).
+ * - `https://auth.test/token` is an OAuth token endpoint: the code `good-code`
+ *   gets fresh random tokens, any other code `invalid_grant`; each request is
+ *   recorded under `auth-token`. `https://auth.test/token-down` answers 503.
  *   Every request to a host or port not listed here is recorded under `stray`
  *   (`GET http://recorded.test/stray`) and answered 200, so a leak is seen.
  */
@@ -294,7 +297,20 @@ async function openai(request: Request, url: URL): Promise<Response> {
   return json({ created: Math.floor(Date.now() / 1000), data: [{ b64_json: tinyPng, revised_prompt: "a revised prompt" }] });
 }
 
-const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test"]);
+async function authServer(request: Request, url: URL): Promise<Response> {
+  const body = await request.text();
+  recorded.set("auth-token", [
+    ...(recorded.get("auth-token") ?? []),
+    { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, at: Date.now() },
+  ]);
+  if (url.pathname === "/token-down") return json({ error: "temporarily_unavailable" }, 503);
+  if (url.pathname !== "/token" || request.method !== "POST") return json({ error: "no such fake route" }, 404);
+  const form = new URLSearchParams(body);
+  if (form.get("grant_type") !== "authorization_code" || form.get("code") !== "good-code") return json({ error: "invalid_grant", error_description: "unknown code" }, 400);
+  return json({ access_token: `at-${crypto.randomUUID()}`, refresh_token: `rt-${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600, scope: "files:read" });
+}
+
+const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test", "auth.test"]);
 
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -315,5 +331,6 @@ export async function fakeRemote(request: Request): Promise<Response> {
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
   if (url.hostname === "evil.test") return worstCase(request, url);
+  if (url.hostname === "auth.test") return authServer(request, url);
   return json({ error: `no such fake host ${url.hostname}` }, 502);
 }

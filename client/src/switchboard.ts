@@ -266,6 +266,17 @@ export class Switchboard {
       ),
   };
 
+  // ---------------------------------------------------------------- connected accounts
+
+  readonly accounts = {
+    /** Connected accounts, never a token: a person's own (member JWT), or everyone's with the secret key (`entityId` filters); pass `nextCursor` back as `cursor`. */
+    list: (query: paths["/api/accounts/connections"]["get"]["parameters"]["query"] = {}) =>
+      this.#call("GET /api/accounts/connections", () => this.raw.GET("/api/accounts/connections", { params: { query } })),
+    /** Revokes a connection (its tokens erased, still listed as revoked): a person's own, or with the secret key anyone's, named by `entityId`. `connectionKey` as listed (it is encoded here). */
+    revoke: (connectionKey: string, options: { entityId?: string } = {}) =>
+      this.#call("DELETE /api/accounts/connections/…", () => this.raw.DELETE("/api/accounts/connections/{connectionKey}", { params: { path: { connectionKey }, query: options } })),
+  };
+
   // ---------------------------------------------------------------- runs and results
 
   readonly runs = {

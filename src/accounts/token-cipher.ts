@@ -108,6 +108,14 @@ function associatedData(keyId: string, identity: ConnectionIdentity): BufferSour
   return encoder.encode(JSON.stringify([`switchboard.account-tokens.${blobVersion}`, keyId, identity.entityId, identity.connectionKey]));
 }
 
+/** What a sealed secret other than a token set is bound to: what it is for, and whose it is (an OAuth flow's id). */
+export type SealBinding = { purpose: string; context: string[] };
+
+/** A sealed secret's additional data: never equal to a token set's (its first element differs), so neither opens as the other. */
+function textAssociatedData(keyId: string, binding: SealBinding): BufferSource {
+  return encoder.encode(JSON.stringify([`switchboard.sealed.${binding.purpose}.${blobVersion}`, keyId, ...binding.context]));
+}
+
 export class TokenCipher {
   private constructor(
     private readonly keys: ReadonlyMap<string, CryptoKey>,
@@ -138,6 +146,43 @@ export class TokenCipher {
 
   /** Opens a blob sealed for `identity` with any key `ACCOUNTS_KEYS` holds; a failure says why, never what the blob holds. */
   async open(blob: string, identity: ConnectionIdentity): Promise<OpenedTokens> {
+    const opened = await this.decrypt(blob, (keyId) => associatedData(keyId, identity));
+    if (!opened.ok) return opened;
+    // Authentic, so written by a seal: anything but a token set is a shape from another version (never shown: it is the plaintext).
+    let value: unknown;
+    try {
+      value = JSON.parse(decoder.decode(opened.plaintext));
+    } catch {
+      value = undefined;
+    }
+    const tokens = TokenSet.safeParse(value);
+    if (!tokens.success) return { ok: false, code: "malformed", message: "The stored tokens open but are not a token set this gateway reads" };
+    return { ok: true, tokens: tokens.data, keyId: opened.keyId };
+  }
+
+  /**
+   * Seals another secret than a token set (an OAuth flow's verifier) with the
+   * first key, bound to `binding`: its purpose and what it belongs to. It
+   * opens only with `openText` and the same binding, never as a token set.
+   */
+  async sealText(text: string, binding: SealBinding): Promise<SealedTokens> {
+    const key = this.keys.get(this.sealingKeyId);
+    if (key === undefined) throw new AccountsKeysError("has no key to seal with");
+    const iv = crypto.getRandomValues(new Uint8Array(ivBytes));
+    const additionalData = textAssociatedData(this.sealingKeyId, binding);
+    const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData, tagLength: tagBytes * 8 }, key, encoder.encode(text));
+    const blob = [blobVersion, this.sealingKeyId, bytesToBase64Url(iv), bytesToBase64Url(new Uint8Array(ciphertext))].join(".");
+    return { blob, keyId: this.sealingKeyId };
+  }
+
+  /** Opens what `sealText` sealed with the same binding; a failure says why, never what the blob holds. */
+  async openText(blob: string, binding: SealBinding): Promise<{ ok: true; text: string; keyId: string } | OpenFailure> {
+    const opened = await this.decrypt(blob, (keyId) => textAssociatedData(keyId, binding));
+    if (!opened.ok) return opened;
+    return { ok: true, text: decoder.decode(opened.plaintext), keyId: opened.keyId };
+  }
+
+  private async decrypt(blob: string, additionalData: (keyId: string) => BufferSource): Promise<{ ok: true; plaintext: ArrayBuffer; keyId: string } | OpenFailure> {
     const parts = blob.split(".");
     const [version, keyId, ivText, ciphertextText] = parts;
     if (parts.length !== 4 || version !== blobVersion || keyId === undefined || !keyIdPattern.test(keyId)) {
@@ -152,9 +197,9 @@ export class TokenCipher {
     if (key === undefined) {
       return { ok: false, code: "unknown_key", message: `The stored tokens were sealed with key "${keyId}", which ACCOUNTS_KEYS no longer holds` };
     }
-    let plaintext: ArrayBuffer;
     try {
-      plaintext = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: associatedData(keyId, identity), tagLength: tagBytes * 8 }, key, ciphertext);
+      const plaintext = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: additionalData(keyId), tagLength: tagBytes * 8 }, key, ciphertext);
+      return { ok: true, plaintext, keyId };
     } catch {
       return {
         ok: false,
@@ -162,16 +207,6 @@ export class TokenCipher {
         message: `The stored tokens do not open with key "${keyId}" for this connection: they were altered, belong to another connection, or the key under that id changed`,
       };
     }
-    // Authentic, so written by a seal: anything but a token set is a shape from another version (never shown: it is the plaintext).
-    let value: unknown;
-    try {
-      value = JSON.parse(decoder.decode(plaintext));
-    } catch {
-      value = undefined;
-    }
-    const tokens = TokenSet.safeParse(value);
-    if (!tokens.success) return { ok: false, code: "malformed", message: "The stored tokens open but are not a token set this gateway reads" };
-    return { ok: true, tokens: tokens.data, keyId };
   }
 
   /** Re-seals a blob with the first key (a fresh IV too): opened with whichever key sealed it. */

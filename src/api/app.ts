@@ -24,6 +24,8 @@ import { healthRoutes } from "./health";
 import { hopGuard } from "./hop-guard";
 import { idempotency } from "./idempotency";
 import { messageRoutes } from "./messages";
+import { oauthRoutes } from "./oauth-routes";
+import { accountRoutes } from "./accounts";
 import { nameOperations } from "./operation-names";
 import { requestBody } from "./request-body";
 import { spaceMemberRoutes } from "./space-members";
@@ -82,6 +84,9 @@ export function createApp() {
   app.route("/", statsRoutes);
   app.route("/", fileRoutes);
   app.route("/", toolStatsRoutes);
+  app.route("/", accountRoutes);
+  // Outside /api: browsers and authorization servers, no gateway credentials (each route is its own).
+  app.route("/", oauthRoutes);
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);

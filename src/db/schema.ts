@@ -306,3 +306,51 @@ export const accountConnections = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.entityId, table.connectionKey] })],
 );
+
+/**
+ * OAuth flows between the link a person opens and the authorization
+ * server's callback (src/accounts/flow-store.ts): each is used once, taken
+ * by one conditional DELETE. Nothing here opens a flow to whoever reads the
+ * row: the `state` and the one-time start token are stored as SHA-256
+ * hashes, the browser that opened the link as the hash of the secret in its
+ * cookie, and the PKCE verifier, the registration (which may hold a client
+ * secret) and the authorization URL (which holds the state) are sealed with
+ * the accounts key. Deleting the entity deletes its flows.
+ */
+export const oauthFlows = sqliteTable(
+  "oauth_flows",
+  {
+    id: text("id").primaryKey(),
+    /** Whose account it connects. */
+    entityId: text("entity_id")
+      .notNull()
+      .references(() => entities.id, { onDelete: "cascade" }),
+    /** The service: an MCP server's resource URL or a provider's name (`account_connections.connection_key`). */
+    connectionKey: text("connection_key").notNull(),
+    /** The service's name for people, when known. */
+    serviceName: text("service_name"),
+    /** SHA-256 of the `state`, base64url: the callback finds its flow by it. */
+    stateHash: text("state_hash").notNull(),
+    /** SHA-256 of the one-time start token; null once the link was opened. */
+    startTokenHash: text("start_token_hash"),
+    /** SHA-256 of the secret in the cookie of the browser that opened the link; null until then. */
+    browserHash: text("browser_hash"),
+    /** The verifier, the registration and the authorization URL, sealed as one blob (token-cipher.ts). */
+    sealedSecrets: text("sealed_secrets").notNull(),
+    keyId: text("key_id").notNull(),
+    /** The authorization server as discovered (`AuthorizationServer`, JSON): its issuer and token endpoint among it. */
+    server: text("server").notNull(),
+    clientId: text("client_id").notNull(),
+    resource: text("resource"),
+    /** Space-separated, as OAuth writes them. */
+    scopes: text("scopes").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    /** What waits on it, when something does: the agent and the tool call to resume. */
+    agentId: text("agent_id"),
+    toolCallId: text("tool_call_id"),
+    createdAt: createdAt(),
+    startedAt: text("started_at"),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (table) => [uniqueIndex("oauth_flows_state_idx").on(table.stateHash), index("oauth_flows_expires_idx").on(table.expiresAt), index("oauth_flows_entity_idx").on(table.entityId)],
+);

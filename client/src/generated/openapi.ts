@@ -712,6 +712,106 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connected accounts
+         * @description A person's own (member JWT), or everyone's with the secret key (filter with `entityId`). Ordered by entity, then service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token.
+         */
+        get: operations["listAccountConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/accounts/connections/{connectionKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a connected account
+         * @description Erases the connection's tokens; the connection stays listed, revoked, until the account is connected again. A person revokes their own; the secret key revokes anyone's, named with `entityId`. 404 when there is no connection to revoke (or it was revoked already).
+         */
+        delete: operations["revokeAccountConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/client-metadata.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's OAuth Client ID Metadata Document
+         * @description Authorization servers that take Client ID Metadata Documents fetch it: its `client_id` is this document's URL.
+         */
+        get: operations["getClientMetadataDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/start/{flowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a link to connect an account
+         * @description The link a person is given to connect an account. Its token works once: the browser that opens it gets a cookie that only the callback of this flow accepts, and is sent on to the authorization server.
+         */
+        get: operations["startAccountConnection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an authorization server sends the person back
+         * @description Needs the cookie the flow's start link set in this browser. Checks state, then iss, then the error or the code; takes the flow once, exchanges the code and stores the tokens. A page for browsers; JSON with `Accept: application/json`.
+         */
+        get: operations["finishAccountConnection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = {
     toolCall: {
@@ -1552,7 +1652,7 @@ export type components = {
          * @example not_found
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "invalid_json" | "invalid_body" | "forbidden_key" | "too_deep" | "invalid_query" | "after_seq_out_of_range" | "invalid_result" | "invalid_idempotency_key" | "invalid_hop" | "unauthorized" | "forbidden" | "invalid_link" | "not_found" | "route_not_found" | "conflict" | "limit_reached" | "idempotency_key_in_use" | "gone" | "callback_expired" | "link_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_answer" | "idempotency_key_reused" | "export_too_large" | "export_refused" | "upgrade_required" | "internal_error" | "http_error" | "stream_failed" | "agent_unavailable" | "import_failed" | "misconfigured" | "loop_detected" | "invalid_frame" | "frame_too_large" | "token_expired";
+        ErrorCode: "validation_error" | "invalid_json" | "invalid_body" | "forbidden_key" | "too_deep" | "invalid_query" | "after_seq_out_of_range" | "invalid_result" | "invalid_idempotency_key" | "invalid_hop" | "missing_code" | "issuer_mismatch" | "authorization_error" | "unauthorized" | "forbidden" | "invalid_link" | "authorization_denied" | "wrong_browser" | "not_found" | "route_not_found" | "conflict" | "limit_reached" | "idempotency_key_in_use" | "gone" | "callback_expired" | "link_expired" | "flow_used" | "flow_expired" | "payload_too_large" | "unsupported_media_type" | "invalid_answer" | "idempotency_key_reused" | "export_too_large" | "export_refused" | "upgrade_required" | "internal_error" | "http_error" | "stream_failed" | "agent_unavailable" | "import_failed" | "misconfigured" | "loop_detected" | "token_request_failed" | "invalid_frame" | "frame_too_large" | "token_expired";
         AgentList: {
             agents: components["schemas"]["AgentSummary"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
@@ -2433,6 +2533,39 @@ export type components = {
         };
         AgentToolStats: components["schemas"]["ToolStats"] & {
             lastCallAt: string;
+        };
+        /** @description A connected account: never a token */
+        AccountConnection: {
+            /** @description Whose account it is */
+            entityId: string;
+            /** @description The service: an MCP server's resource URL or a provider's name */
+            connectionKey: string;
+            scopes: string[];
+            /** @description The authorization server's issuer */
+            issuer: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description When the access token stops working, when the server said */
+            expiresAt: string | null;
+            /** @description When it was revoked (its tokens erased); null while connected */
+            revokedAt: string | null;
+        };
+        ClientMetadataDocument: {
+            client_id: string;
+            client_name: string;
+            client_uri: string;
+            redirect_uris: string[];
+            grant_types: string[];
+            response_types: string[];
+            /** @enum {string} */
+            token_endpoint_auth_method: "none";
+        };
+        /** @description With `Accept: application/json`: the account is connected (never a token) */
+        AccountConnected: {
+            /** @enum {boolean} */
+            connected: true;
+            entityId: string;
+            connectionKey: string;
         };
         AgentBodyInput: {
             config: components["schemas"]["AgentConfigInput"];
@@ -6333,6 +6466,355 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccountConnections: {
+        parameters: {
+            query?: {
+                /** @description Secret key only: whose connections */
+                entityId?: string;
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connections */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: components["schemas"]["AccountConnection"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAccountConnection: {
+        parameters: {
+            query?: {
+                /** @description Secret key only: whose connections */
+                entityId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Percent-encoded */
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        revoked: true;
+                        entityId: string;
+                        connectionKey: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClientMetadataDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientMetadataDocument"];
+                };
+            };
+        };
+    };
+    startAccountConnection: {
+        parameters: {
+            query: {
+                /** @description The start token: given with the link, works once */
+                t: string;
+            };
+            header?: never;
+            path: {
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the authorization server; sets the flow's cookie */
+            302: {
+                headers: {
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a link the gateway made */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link was opened already, or its token is not this flow's (`invalid_link`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such flow */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The flow expired (`flow_expired`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishAccountConnection: {
+        parameters: {
+            query: {
+                /** @description The flow's state, as the authorization server returned it */
+                state: string;
+                /** @description The authorization code */
+                code?: string;
+                /** @description The authorization server's issuer (RFC 9207) */
+                iss?: string;
+                /** @description Instead of a code: why there is none (`access_denied`: the person said no) */
+                error?: string;
+                /** @description The authorization server's words about the error */
+                error_description?: string;
+                /** @description A page about the error */
+                error_uri?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account is connected */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["AccountConnected"];
+                };
+            };
+            /** @description Bad or oversize parameters, no code, or an issuer that is not the flow's (`validation_error`, `missing_code`, `issuer_mismatch`, `authorization_error`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another browser than the one that opened the link (`wrong_browser`), or the person said no (`authorization_denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The person the flow was for is gone */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The flow was completed already, or never existed (`flow_used`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The flow expired (`flow_expired`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token endpoint refused the code or could not be reached (`token_request_failed`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                     "application/json": components["schemas"]["Error"];
                 };
             };
