@@ -15,6 +15,7 @@ export type Flags = {
   type?: string;
   "expires-in"?: string;
   name?: string;
+  entity?: string;
   help?: boolean;
 };
 

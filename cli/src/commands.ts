@@ -1,7 +1,7 @@
 /** The CLI's commands, each on the client SDK. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { AgentDocument, Message, Switchboard, ToolCallPart } from "../../client/src/index";
+import { type AgentDocument, type Message, type Switchboard, SwitchboardError, type ToolCallPart } from "../../client/src/index";
 import { type CommandContext, UsageError } from "./command-context";
 import { EventPrinter } from "./event-printer";
 import { requireDemo, requireVar, SetupError } from "./local-setup";
@@ -150,6 +150,38 @@ export const commands: Record<string, Command> = {
     );
   },
 
+  async accounts(context, positionals) {
+    const [action, connectionKey] = positionals;
+    if (action === "revoke") return revokeAccount(context, connectionKey);
+    if (action !== undefined) throw new UsageError(`Unknown accounts command "${action}" (accounts, accounts revoke <KEY>)`);
+    const client = await context.client();
+    const entityId = await entityNamed(context, context.flags.entity);
+    const connections: AccountConnection[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.accounts.list({ ...(entityId && { entityId }), limit: 100, ...(cursor && { cursor }) });
+      connections.push(...page.connections);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    if (context.flags.json) return context.json(connections);
+    if (connections.length === 0) {
+      const whose = entityId ? ` for ${entityId}` : context.actingAs() ? "" : " on this gateway";
+      return context.io.out(`No connected accounts${whose}. A person connects one from the card that asks them, when an agent's tool needs it.\n`);
+    }
+    context.table(
+      connections.map((connection) => ({
+        entity: connection.entityId,
+        service: connection.connectionKey,
+        scopes: connection.scopes.join(" "),
+        issuer: connection.issuer ?? "",
+        connected: connection.createdAt,
+        expires: connection.expiresAt ?? "",
+        revoked: connection.revokedAt ?? "",
+      })),
+      ["entity", "service", "scopes", "issuer", "connected", "expires", "revoked"],
+    );
+  },
+
   async token(context, positionals) {
     const entityId = positionals[0];
     if (!entityId) throw new UsageError("token needs the entity id: switchboard token ent_…");
@@ -189,6 +221,36 @@ async function importAgent(context: CommandContext, file: string | undefined): P
   const agent = await context.admin().importAgent(document, { name: context.flags.name });
   if (context.flags.json) return context.json(agent);
   context.io.out(`imported ${agent.id} (entity ${agent.entityId}) as "${agent.name}"\n`);
+}
+
+type AccountConnection = Awaited<ReturnType<Switchboard["accounts"]["list"]>>["connections"][number];
+
+/** `--entity`: an entity id as given, or an agent id (agt_…) turned into its agent's entity id. */
+async function entityNamed(context: CommandContext, named: string | undefined): Promise<string | undefined> {
+  if (!named?.startsWith("agt_")) return named;
+  return (await context.admin().agents.get(named)).entityId;
+}
+
+/** `accounts revoke <KEY>`: a person's own (`--as`), or anyone's with the secret key, named with `--entity`. */
+async function revokeAccount(context: CommandContext, connectionKey: string | undefined): Promise<void> {
+  if (!connectionKey)
+    throw new UsageError(
+      "accounts revoke needs the connection's key (its service, as `switchboard accounts` lists it): switchboard accounts revoke https://mcp.example.com/mcp --entity ent_…",
+    );
+  const actingAs = context.actingAs();
+  const entityId = await entityNamed(context, context.flags.entity);
+  if (!actingAs && !entityId) throw new UsageError(`accounts revoke with the secret key needs whose connection it is: --entity ent_… (or --as ENTITY to revoke as that person)`);
+  const client = await context.client();
+  let revoked: { entityId: string; connectionKey: string };
+  try {
+    revoked = await client.accounts.revoke(connectionKey, entityId ? { entityId } : {});
+  } catch (error) {
+    if (!(error instanceof SwitchboardError) || error.code !== "not_found") throw error;
+    const list = `switchboard accounts${actingAs ? ` --as ${context.flags.as}` : ` --entity ${entityId}`}`;
+    throw new SetupError(`not_found: ${error.message}\n  It may be revoked already: see what there is with \`${list}\`.`);
+  }
+  if (context.flags.json) return context.json(revoked);
+  context.io.out(`revoked ${revoked.connectionKey} for ${revoked.entityId}: its tokens are erased (it stays listed as revoked until the account is connected again)\n`);
 }
 
 /** The live page's sign-in link: credentials in the fragment, which never reaches a server. */

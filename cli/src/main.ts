@@ -23,6 +23,8 @@ const usage = `switchboard — talk to a Switchboard gateway (defaults: the loca
   switchboard runs [AGENT] [--limit N]                 an agent's runs with status and error (default: the demo agent)
   switchboard dead-letters [AGENT] [--limit N]         webhook deliveries that gave up, newest first (all agents, or AGENT's)
   switchboard dead-letters redeliver <ID>              deliver one again now (the same webhook-id: receivers dedupe it)
+  switchboard accounts [--entity E] [--as ENTITY]      connected accounts: everyone's, one entity's, or (--as) a person's own
+  switchboard accounts revoke <KEY> [--entity E]       erase one's tokens (whose: --entity with the secret key, or --as)
   switchboard token <ENTITY> [--expires-in 1h]         a JWT for ENTITY (signed with JWT_SECRET)
   switchboard link [ENTITY]                            a sign-in link for the live page (default: the demo person)
 
@@ -52,6 +54,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         type: { type: "string" },
         "expires-in": { type: "string" },
         name: { type: "string" },
+        entity: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

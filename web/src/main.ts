@@ -4,6 +4,7 @@
  * runs), answer what waits for me, and post as myself. Built on the client SDK.
  */
 import { Switchboard, type SwitchboardError, type LiveSpace, type Me, type SpaceMember, type SpaceTool } from "../../client/src/index";
+import { connectionsList } from "./connections-list";
 import { deadLettersView } from "./dead-letters-view";
 import { h } from "./dom";
 import { clearOperatorKey, clearSession, readOperatorKey, readSession, saveOperatorKey, saveSession, tokenExpiry, type Session } from "./session";
@@ -136,6 +137,7 @@ async function start(session: Session, wantedSpace?: string): Promise<void> {
 function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
   const connection = h("span", { id: "connection", class: "connection", "data-status": "idle" }, "");
   const spaceList = h("ul", { class: "spaces" });
+  const accountsLink = h("button", { type: "button", class: "space-link accounts-link", id: "accounts-link" }, "Connected accounts");
   const main = h("main", { class: "space" });
   const layout = h("div", { class: "layout" });
   // On a narrow screen the list of spaces folds away behind this button (wide screens always show it).
@@ -181,25 +183,42 @@ function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
         "Sign out",
       ),
     ),
-    h("nav", { class: "sidebar", id: "spaces-nav", "aria-label": "My spaces" }, h("h2", {}, "My spaces"), spaceList),
+    h("nav", { class: "sidebar", id: "spaces-nav", "aria-label": "My spaces and accounts" }, h("h2", {}, "My spaces"), spaceList, h("h2", {}, "Me"), accountsLink),
     main,
   );
   app.replaceChildren(layout);
-  if (me.spaces.length === 0) {
-    main.replaceChildren(
-      h("p", { class: "empty" }, "You are not a member of any space yet. Someone with the secret key can add you (", h("code", {}, "POST /api/spaces/:id/members"), ")."),
-    );
-    return;
-  }
   let current: { close(): void } | undefined;
-  const open = (spaceId: string) => {
-    current?.close();
+  const markActive = (spaceId: string | undefined) => {
     for (const item of spaceList.children) {
       const active = (item as HTMLElement).dataset.spaceId === spaceId;
       item.classList.toggle("active", active);
       if (active) item.querySelector("button")?.setAttribute("aria-current", "page");
       else item.querySelector("button")?.removeAttribute("aria-current");
     }
+    accountsLink.classList.toggle("active", spaceId === undefined);
+    if (spaceId === undefined) accountsLink.setAttribute("aria-current", "page");
+    else accountsLink.removeAttribute("aria-current");
+  };
+  accountsLink.addEventListener("click", () => {
+    current?.close();
+    current = undefined;
+    // No space is open, so no stream to report on (a "closed" there would read as a fault).
+    connection.hidden = true;
+    markActive(undefined);
+    main.replaceChildren(...accountsView(client));
+    showSpaces(false);
+    main.querySelector<HTMLElement>("#accounts-title")?.focus();
+  });
+  if (me.spaces.length === 0) {
+    main.replaceChildren(
+      h("p", { class: "empty" }, "You are not a member of any space yet. Someone with the secret key can add you (", h("code", {}, "POST /api/spaces/:id/members"), ")."),
+    );
+    return;
+  }
+  const open = (spaceId: string) => {
+    current?.close();
+    connection.hidden = false;
+    markActive(spaceId);
     const url = new URL(location.href);
     url.searchParams.set("space", spaceId);
     history.replaceState(null, "", url);
@@ -212,6 +231,24 @@ function shell(client: Switchboard, me: Me, wantedSpace?: string): void {
     );
   }
   open(me.spaces.some((space) => space.id === wantedSpace) ? (wantedSpace as string) : me.spaces[0].id);
+}
+
+/** The signed-in person's connected accounts, each with a Revoke button (the main area's children). */
+function accountsView(client: Switchboard): HTMLElement[] {
+  const { element } = connectionsList({
+    client,
+    whose: { kind: "mine" },
+    emptyText: "No connected accounts. When an agent's tool needs one of your accounts, a card asks you to connect it.",
+  });
+  return [
+    h("header", { class: "space-header" }, h("h1", { id: "accounts-title", tabindex: "-1" }, "Connected accounts")),
+    h(
+      "div",
+      { class: "accounts-body" },
+      h("p", { class: "hint" }, "Your accounts at other services, which agents' tools use as you. Revoking one erases its tokens here at once."),
+      element,
+    ),
+  ];
 }
 
 function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLElement, connection: HTMLElement): { close(): void } {

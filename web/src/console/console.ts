@@ -2,17 +2,19 @@
  * The operator console (`/console`), served by the Worker like the live
  * page: signed in with the secret key (kept in this tab's sessionStorage
  * only, never in a link), it shows agents (with the config editor), runs,
- * pending calls, webhooks with dead letters, and tool statistics, each view
- * calling the gateway's routes through the client SDK. The view comes from
- * the address's fragment (`#runs/agt_…`), so every view has a link. A view
- * is told when it is left (another view, sign out) and closes what it keeps
- * open then: the Webhooks view's live streams.
+ * pending calls, webhooks with dead letters, tool statistics, and connected
+ * accounts (never a token), each view calling the gateway's routes through
+ * the client SDK. The view comes from the address's fragment
+ * (`#runs/agt_…`), so every view has a link. A view is told when it is left
+ * (another view, sign out) and closes what it keeps open then: the Webhooks
+ * view's live streams.
  */
 import { type AgentSummary, Switchboard } from "../../../client/src/index";
 import { h } from "../dom";
 import { clearOperatorKey, readOperatorKey, saveOperatorKey } from "../session";
 import { agentEditorView } from "./agent-editor-view";
 import { agentsView } from "./agents-view";
+import { connectionsView } from "./connections-view";
 import { type ConsoleContext, errorText, problemLine } from "./console-context";
 import { pendingCallsView } from "./pending-calls-view";
 import { runView } from "./run-view";
@@ -28,6 +30,7 @@ const sections = [
   { id: "pending", title: "Pending calls", perAgent: true },
   { id: "webhooks", title: "Webhooks", perAgent: false },
   { id: "stats", title: "Tool stats", perAgent: true },
+  { id: "connections", title: "Connections", perAgent: false },
 ] as const;
 
 function signInView(problem?: string): void {
@@ -37,7 +40,7 @@ function signInView(problem?: string): void {
       "main",
       { class: "sign-in" },
       h("h1", {}, "Switchboard console"),
-      h("p", {}, "For whoever runs this gateway: agents and their configs, runs, pending calls, webhooks and tool statistics."),
+      h("p", {}, "For whoever runs this gateway: agents and their configs, runs, pending calls, webhooks, tool statistics and connected accounts."),
       h("p", { class: "hint" }, "Sign in with the secret key (GATEWAY_SECRET_KEY in .dev.vars locally). It stays in this tab only and is gone when the tab closes."),
       problem ? problemLine(problem) : null,
       h(
@@ -200,6 +203,8 @@ function viewFor(context: ConsoleContext, section: string, first: string | undef
       return webhooksView(context);
     case "stats":
       return toolStatsView(context, first);
+    case "connections":
+      return connectionsView(context, first);
     default:
       return Promise.resolve(problemLine(`No view "${section}" here: choose one above.`));
   }
