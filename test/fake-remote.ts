@@ -31,6 +31,14 @@
  * - `https://auth.test/token` is an OAuth token endpoint: the code `good-code`
  *   gets fresh random tokens, any other code `invalid_grant`; each request is
  *   recorded under `auth-token`. `https://auth.test/token-down` answers 503.
+ *   A refresh (`grant_type=refresh_token`) of a refresh token `rt-…` gets
+ *   fresh random tokens (the refresh token rotated; `stale` in it stays in
+ *   both new tokens); any other, `invalid_grant`.
+ * - `http://api.test/as-person/<id>` is a service that takes bearer tokens:
+ *   each request is recorded under `as-person-<id>`; a token with `stale` in
+ *   it gets 401 (`WWW-Authenticate: Bearer error="invalid_token"`), any other
+ *   bearer `{"ok": true, "id": <id>}`, and no token a 401;
+ *   `/as-person/<id>/more` answers 403 `insufficient_scope` naming `files:write`.
  *   Every request to a host or port not listed here is recorded under `stray`
  *   (`GET http://recorded.test/stray`) and answered 200, so a leak is seen.
  */
@@ -153,6 +161,23 @@ async function api(request: Request, url: URL): Promise<Response> {
     });
   }
   if (url.pathname.startsWith("/status/")) return json({ error: "upstream says no" }, Number(url.pathname.split("/")[2]));
+  if (url.pathname.startsWith("/as-person/")) {
+    const id = url.pathname.split("/")[2];
+    const entry = { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() };
+    recorded.set(`as-person-${id}`, [...(recorded.get(`as-person-${id}`) ?? []), entry]);
+    const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (bearer === undefined || bearer.includes("stale")) {
+      return new Response(JSON.stringify({ error: "invalid_token" }), {
+        status: 401,
+        headers: { "content-type": "application/json", "www-authenticate": 'Bearer error="invalid_token"' },
+      });
+    }
+    if (url.pathname.endsWith("/more")) {
+      const challenge = 'Bearer error="insufficient_scope", scope="files:write"';
+      return new Response(JSON.stringify({ error: "insufficient_scope" }), { status: 403, headers: { "content-type": "application/json", "www-authenticate": challenge } });
+    }
+    return json({ ok: true, id });
+  }
   if (url.pathname === "/hang") return new Promise<Response>(() => undefined);
   if (url.pathname.startsWith("/hang-always/")) {
     const id = url.pathname.slice("/hang-always/".length);
@@ -306,6 +331,12 @@ async function authServer(request: Request, url: URL): Promise<Response> {
   if (url.pathname === "/token-down") return json({ error: "temporarily_unavailable" }, 503);
   if (url.pathname !== "/token" || request.method !== "POST") return json({ error: "no such fake route" }, 404);
   const form = new URLSearchParams(body);
+  if (form.get("grant_type") === "refresh_token") {
+    if (!form.get("refresh_token")?.startsWith("rt-")) return json({ error: "invalid_grant", error_description: "unknown refresh token" }, 400);
+    // A refresh token with `stale` in it gets an access token the fake service refuses too.
+    const stale = form.get("refresh_token")?.includes("stale") ? "stale-" : "";
+    return json({ access_token: `at-${stale}${crypto.randomUUID()}`, refresh_token: `rt-${stale}${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600 });
+  }
   if (form.get("grant_type") !== "authorization_code" || form.get("code") !== "good-code") return json({ error: "invalid_grant", error_description: "unknown code" }, 400);
   return json({ access_token: `at-${crypto.randomUUID()}`, refresh_token: `rt-${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600, scope: "files:read" });
 }

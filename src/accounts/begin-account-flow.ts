@@ -35,6 +35,11 @@ export type BeginAccountFlowInput = {
   now?: number;
 };
 
+/** The start link of a flow, with its one-time start token. */
+export function startLink(gatewayOrigin: string, flowId: string, startToken: string): string {
+  return `${gatewayOrigin}${oauthStartPath}/${encodeURIComponent(flowId)}?t=${encodeURIComponent(startToken)}`;
+}
+
 export type BeganAccountFlow = { flowId: string; startUrl: string; expiresAt: string };
 
 /** A flow begun and kept; `flow_refused` when it cannot start (the entity is gone, the metadata does not allow it). Throws only when D1 or `ACCOUNTS_KEYS` fails. */
@@ -65,6 +70,6 @@ export async function beginAccountFlow(env: { DB: D1Database; ACCOUNTS_KEYS?: un
     now: input.now,
   });
   if (!created.ok) return failure("flow_refused", `Entity "${input.entityId}" does not exist`);
-  const startUrl = `${origin}${oauthStartPath}/${encodeURIComponent(created.flowId)}?t=${encodeURIComponent(created.startToken)}`;
+  const startUrl = startLink(origin, created.flowId, created.startToken);
   return { ok: true, value: { flowId: created.flowId, startUrl, expiresAt: created.expiresAt } };
 }

@@ -158,6 +158,40 @@ export class FlowStore {
     return { ok: true, authorizationUrl: secrets.value.authorizationUrl, browserSecret, expiresAt: started.expiresAt };
   }
 
+  /**
+   * A new start token for the flow's own person (`entityId` must be the
+   * flow's): the token before it stops working, so only the latest link
+   * given out opens the flow. The start link is never stored: this is how
+   * a person who was shown a card (which carries no link) gets one.
+   */
+  async reissueStart(
+    flowId: string,
+    entityId: string,
+    now = Date.now(),
+  ): Promise<{ ok: true; startToken: string; expiresAt: string; serviceName: string | null; connectionKey: string; scopes: string[] } | FlowRefusal> {
+    const startToken = newState();
+    const reissued = await this.database
+      .update(oauthFlows)
+      .set({ startTokenHash: await secretHash(startToken) })
+      .where(and(eq(oauthFlows.id, flowId), eq(oauthFlows.entityId, entityId), gt(oauthFlows.expiresAt, new Date(now).toISOString())))
+      .returning()
+      .get();
+    if (reissued === undefined) {
+      const row = await this.database.select({ entityId: oauthFlows.entityId, expiresAt: oauthFlows.expiresAt }).from(oauthFlows).where(eq(oauthFlows.id, flowId)).get();
+      // Another person's flow is as good as none: its existence is not told.
+      if (row === undefined || row.entityId !== entityId) return refuse("not_found");
+      return refuse("expired");
+    }
+    return {
+      ok: true,
+      startToken,
+      expiresAt: reissued.expiresAt,
+      serviceName: reissued.serviceName,
+      connectionKey: reissued.connectionKey,
+      scopes: reissued.scopes.split(" ").filter((scope) => scope !== ""),
+    };
+  }
+
   /** The flow whose `state` this is, opened; an expired one is deleted and refused. Nothing is consumed. */
   async find(state: string, now = Date.now()): Promise<{ ok: true; flow: StoredFlow; browserHash: string | null } | FlowRefusal> {
     const row = await this.database

@@ -22,7 +22,18 @@ import { spaceStub } from "../spaces/space-stub";
 import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
 import { maxHops } from "../protocol/hop";
-import { approvalAnswerProblem, getPendingCall, McpPool, type PendingCall, ResponseCache, resultSchemaProblem, type ToolOutcome, ToolQueues, type ToolRuntime } from "../tools";
+import {
+  approvalAnswerProblem,
+  getPendingCall,
+  McpPool,
+  type PendingCall,
+  ResponseCache,
+  resultSchemaProblem,
+  resumeGatewayAsPerson,
+  type ToolOutcome,
+  ToolQueues,
+  type ToolRuntime,
+} from "../tools";
 import { type WebhookDelivery, WebhookSender } from "../webhooks/webhook-sender";
 import { PendingCallOwner, type SubmitAnswer } from "./pending-call-owner";
 import { callbackUrl } from "../security/callback-token";
@@ -111,6 +122,10 @@ export class AgentDO extends DurableObject<AppEnv> {
         database: () => getDatabase(env.DB),
         space: (spaceId) => spaceStub(env, spaceId),
         checkAnswer: async (call, outcome) => {
+          // A gateway call waits only for its person's account: the service answers it once they connect, nobody else may.
+          if (call.executionType === "gateway") {
+            return { kind: "invalid", message: `"${call.toolName}" waits for a person to connect their account: the service's answer settles it, not a result sent here` };
+          }
           const tools = (await this.#loadAgent())?.config.tools ?? [];
           const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
           if (approvalProblem !== undefined) return { kind: "invalid", message: approvalProblem };
@@ -189,6 +204,30 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (answer.kind === "accepted") this.#publish("tool.result.received", { toolCallId: call.toolCallId, runId: call.runId });
     await this.#scheduler.schedule();
     return answer;
+  }
+
+  /**
+   * A person connected the account one of this agent's calls waited for (the
+   * OAuth callback stored their tokens): the call's request is sent now, with
+   * their token, and its answer settles the call, once: under the call's
+   * lock, only while it is open (a second callback, an expiry or a
+   * settlement that came first leaves it as it is). False when nothing ran.
+   */
+  async resumeAccountCall(toolCallId: string, origin?: string): Promise<{ resumed: boolean }> {
+    this.#origin.remember(origin);
+    const agent = await this.#loadAgent();
+    if (agent === undefined) return { resumed: false };
+    const { limits } = agent.config;
+    const resumed = await this.#owner.settleWith(toolCallId, (call) =>
+      resumeGatewayAsPerson(this.env, agent.config.tools, call, {
+        toolTimeoutMs: limits.toolTimeout,
+        maxResponseBytes: limits.toolOutputMaxBytes ?? limits.toolResponseMaxBytes,
+        gatewayOrigin: this.#origin.get(),
+      }),
+    );
+    if (resumed) this.#publish("tool.result.received", { toolCallId });
+    await this.#scheduler.schedule();
+    return { resumed };
   }
 
   /**

@@ -123,6 +123,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
     hop: run.hop,
     ...(run.initiatorEntityId && { initiatorEntityId: run.initiatorEntityId }),
     callbackUrl: (pendingId, expiresAt) => callbackUrl(env.WEBHOOK_SECRET, host.effects.publicOrigin(), pendingId, expiresAt),
+    publicOrigin: () => host.effects.publicOrigin(),
     depth,
     stepNumber: () => run.step,
     mediaToolResults: mediaToolResults(agent.config.model),

@@ -161,13 +161,42 @@ export class PendingCallOwner implements PendingCallPort {
     });
   }
 
-  /** Expires a call whose `expiresAt` has passed; false if it was already settled. */
-  expire(toolCallId: string): Promise<boolean> {
+  /** Expires a call whose `expiresAt` has passed (`reason`: what the agent is told); false if it was already settled. */
+  expire(toolCallId: string, reason?: string): Promise<boolean> {
     return this.#locks.run(toolCallId, async () => {
       if (this.#settled.has(toolCallId)) return false;
       const call = await getPendingCall(this.host.database(), toolCallId);
       if (!call || settledOf(call)) return false;
-      return this.#expire(call);
+      return this.#expire(call, reason);
+    });
+  }
+
+  /**
+   * Settles an open call with what `produce` gives (a request the gateway
+   * makes for it now, e.g. once a person connected the account it waited
+   * for). `produce` runs under the call's lock, and only while the call is
+   * open and not past its expiry: an expiry or another settlement of this
+   * object waits for it or goes first, so it runs at most once per call
+   * here. False when the call was not open (nothing ran).
+   */
+  settleWith(toolCallId: string, produce: (call: PendingCall) => Promise<Extract<ToolOutcome, { type: "ok" | "error" }>>): Promise<boolean> {
+    return this.#locks.run(toolCallId, async () => {
+      if (this.#settled.has(toolCallId)) return false;
+      const call = await getPendingCall(this.host.database(), toolCallId);
+      if (!call || settledOf(call)) return false;
+      // Past its deadline: whoever waits for it expires it with its own words.
+      if (call.expiresAt && Date.parse(call.expiresAt) <= Date.now()) return false;
+      const outcome = await produce(call);
+      const result = outcomeResult(outcome);
+      await this.#stage(toolCallId, outcome);
+      const won = await transitionPendingCall(this.host.database(), toolCallId, ["waiting", "pending"], "resolved", { result });
+      if (!won) {
+        this.#unstage(toolCallId);
+        this.#disarmReconcile(toolCallId);
+        return false;
+      }
+      await this.#finish(won, outcome);
+      return true;
     });
   }
 

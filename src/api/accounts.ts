@@ -8,11 +8,19 @@
  *   their own (the tokens are erased, the row stays, listed as revoked);
  *   the secret key revokes anyone's, naming them with `?entityId=`.
  *
+ * - `GET /api/accounts/flows/{flowId}`: the person a "connect your account"
+ *   card is for (member JWT, that person only) gets the flow's start link.
+ *   Cards carry no link (every member of the space sees them): this is the
+ *   only way to one, and each answer gives a new link, the one before it
+ *   stopping.
+ *
  * The connection key is usually a URL: send it percent-encoded as one path
  * segment.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { startLink } from "../accounts/begin-account-flow";
 import { ConnectionStore, maxConnectionsListed } from "../accounts/connection-store";
+import { FlowStore } from "../accounts/flow-store";
 import { AccountsKeysError, tokenCipherFor } from "../accounts/token-cipher";
 import { base64UrlToBytes, bytesToBase64Url } from "../base64";
 import { getDatabase } from "../db/client";
@@ -87,6 +95,15 @@ async function connectionStore(env: AppEnv): Promise<ConnectionStore> {
   }
 }
 
+async function flowStore(env: AppEnv): Promise<FlowStore> {
+  try {
+    return new FlowStore(getDatabase(env.DB), await tokenCipherFor(env));
+  } catch (error) {
+    if (error instanceof AccountsKeysError) throw new ApiError(503, "misconfigured", error.message);
+    throw error;
+  }
+}
+
 /** Whose connections a caller means: a person's own (naming another is refused), or, for the secret key, the one named. */
 function entityFor(caller: { kind: "secret" } | { kind: "entity"; entityId: string }, named: string | undefined): string | undefined {
   if (caller.kind === "secret") return named;
@@ -94,7 +111,74 @@ function entityFor(caller: { kind: "secret" } | { kind: "entity"; entityId: stri
   return caller.entityId;
 }
 
+const FlowParams = z.object({
+  flowId: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: "flowId", in: "path" }, example: "flw_0123" }),
+});
+
+const FlowLink = z
+  .object({
+    flowId: z.string(),
+    service: z.string().openapi({ description: "The service's name" }),
+    connectionKey: z.string(),
+    scopes: z.array(z.string()),
+    expiresAt: z.string().openapi({ description: "When the flow ends: the link works until then, once" }),
+    startUrl: z.string().openapi({ description: "Open it in the browser to sign in at the service: it works once, and only for you" }),
+  })
+  .openapi("AccountFlowLink", { description: "The start link of a flow to connect an account, for its own person" });
+
+/** Where people reach the gateway: `PUBLIC_URL`, else this request's origin. */
+function gatewayOrigin(env: AppEnv, requestUrl: string): string {
+  const configured = env.PUBLIC_URL;
+  return new URL(typeof configured === "string" && configured !== "" ? configured : requestUrl).origin;
+}
+
 export const accountRoutes = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/accounts/flows/{flowId}",
+      operationId: "getAccountFlowLink",
+      summary: "The link to connect an account, for the person a card asks",
+      description:
+        'A "connect your account" card names its flow (`account.flowId`) but carries no link, since everyone in the space sees the card. The person it is for (member JWT) gets the start link here; every answer gives a new link and the one before it stops working. Anyone else: 404.',
+      tags: ["accounts"],
+      ...routeAccess("member"),
+      request: { params: FlowParams },
+      responses: {
+        200: jsonContent(FlowLink, "The start link"),
+        ...errorResponses,
+        410: jsonContent(ErrorResponse, "The flow expired (`flow_expired`)"),
+        503: jsonContent(ErrorResponse, "The accounts key is missing or wrong (`misconfigured`)"),
+      },
+    }),
+    async (c) => {
+      const { flowId } = c.req.valid("param");
+      const caller = c.get("caller");
+      const flows = await flowStore(c.env);
+      const reissued = await flows.reissueStart(flowId, caller.entityId);
+      if (!reissued.ok) {
+        if (reissued.reason === "expired") throw new ApiError(410, "flow_expired", reissued.message);
+        throw new ApiError(404, "not_found", `No flow "${flowId}" to connect an account for you`);
+      }
+      const origin = gatewayOrigin(c.env, c.req.url);
+      return c.json(
+        {
+          flowId,
+          service: reissued.serviceName ?? reissued.connectionKey,
+          connectionKey: reissued.connectionKey,
+          scopes: reissued.scopes,
+          expiresAt: reissued.expiresAt,
+          startUrl: startLink(origin, flowId, reissued.startToken),
+        },
+        200,
+        { "cache-control": "no-store" },
+      );
+    },
+  )
   .openapi(
     createRoute({
       method: "get",

@@ -24,7 +24,8 @@ import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { ConnectionStore } from "../accounts/connection-store";
-import { FlowStore, type FlowRefusal } from "../accounts/flow-store";
+import { FlowStore, type FlowRefusal, type FlowWaiter } from "../accounts/flow-store";
+import { agentStub } from "../agents/agent-stub";
 import { isLoopbackHost, oauthHttp } from "../accounts/oauth-fetch";
 import { checkCallback, finishFlow } from "../accounts/oauth-flow";
 import type { OAuthFailureCode } from "../accounts/oauth-failure";
@@ -182,6 +183,16 @@ async function stores(env: AppEnv): Promise<{ flows: FlowStore; connections: Con
   return { flows: new FlowStore(database, cipher), connections: new ConnectionStore(database, cipher) };
 }
 
+/** Tells the agent whose call waited for the flow that the account is connected; the account stays connected whatever happens to the call. */
+async function resumeWaitingCall(env: AppEnv, waiting: FlowWaiter, origin: string): Promise<void> {
+  try {
+    await agentStub(env, waiting.agentId).resumeAccountCall(waiting.toolCallId, origin);
+  } catch (error) {
+    // The call then ends at its deadline (the person sees the account connected, and can ask again).
+    console.error("could not resume the call that waited for an account", waiting.toolCallId, error);
+  }
+}
+
 /** The stores, or the refusal a gateway without a usable `ACCOUNTS_KEYS` gives (named, never its value). */
 async function storesOr(c: Context, env: AppEnv): Promise<{ ok: true; value: Awaited<ReturnType<typeof stores>> } | { ok: false; response: Response | Promise<Response> }> {
   try {
@@ -330,6 +341,8 @@ export const oauthRoutes = createRouter()
       const identity = { entityId: stored.entityId, connectionKey: stored.connectionKey };
       const saved = await connections.save(identity, finished.value, { issuer: stored.flow.server.issuer ?? null, clientId: stored.flow.registration.clientId });
       if (!saved.ok) return refusal(c, 404, "not_found", "The person this sign-in was for no longer exists");
+      // A tool call waited for this account: its agent sends the request now, once (this callback alone took the flow).
+      if (stored.waiting !== undefined) await resumeWaitingCall(c.env, stored.waiting, publicOrigin(c.env, c.req.url));
 
       if (wantsJson(c)) return c.json({ connected: true as const, ...identity }, 200, pageHeaders);
       const service = stored.serviceName ?? stored.connectionKey;

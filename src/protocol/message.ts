@@ -61,6 +61,16 @@ export const ToolCallPart = z
      * tool's card), and whether another attempt is made. Gone once one gets through.
      */
     pushFailure: z.object({ at: z.string(), attempt: z.number().int(), error: z.string().optional(), willRetry: z.boolean() }).optional(),
+    /**
+     * The call waits for a person to connect their account at a service: who
+     * (`entityId`), the service's name, the scopes asked for, and the flow,
+     * whose start link only that person gets (`GET /api/accounts/flows/{flowId}`).
+     * The card itself carries no link: every member sees it.
+     */
+    account: z
+      .object({ entityId: z.string(), service: z.string(), scopes: z.array(z.string()), flowId: z.string(), expiresAt: z.string() })
+      .optional()
+      .openapi({ description: "A connect-your-account request: only `entityId` can get its link, from GET /api/accounts/flows/{flowId}" }),
   })
   .openapi("ToolCallPart");
 
@@ -113,7 +123,7 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     return rest;
   }
   // Who may answer and what became of the card say nothing of the tool's data: a UI needs them to draw it.
-  const { type, toolCallId, toolName, status, kind, approves, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt, pushFailure } = part;
+  const { type, toolCallId, toolName, status, kind, approves, answeredBy, answerer, remindedAt, escalatedTo, escalatedFrom, expiredAt, pushFailure, account } = part;
   return {
     type,
     toolCallId,
@@ -128,6 +138,8 @@ export function redactPart(part: ToolCallPart): ToolCallPart {
     ...(escalatedTo && { escalatedTo }),
     ...(escalatedFrom && { escalatedFrom }),
     ...(expiredAt && { expiredAt }),
+    // Whose account and which service: the person needs it to see the card is theirs (it carries no link).
+    ...(account && { account }),
     // That a push failed, not why: the error may name the receiver.
     ...(pushFailure && { pushFailure: { at: pushFailure.at, attempt: pushFailure.attempt, willRetry: pushFailure.willRetry } }),
   };

@@ -47,6 +47,7 @@ export { resultSchemaProblem } from "./engine/validate-tool-result";
 export { servableContentType } from "./files/media-type";
 export { readText } from "./files/text-object-store";
 export { McpPool } from "./mcp/mcp-pool";
+export { resumeGatewayAsPerson } from "./gateway/run-gateway-as-person";
 
 // The tools: built-ins (and what portable agents carry of the notes).
 export { describeBuiltins } from "./builtins/describe-builtins";

@@ -5,13 +5,10 @@
  * tokens are sealed with the gateway's own `ACCOUNTS_KEYS` by the gateway's
  * own cipher, so the row is one the gateway can open.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { tokenCipherFor } from "../../src/accounts/token-cipher";
 import { gateway } from "./gateway";
-
-const root = join(import.meta.dirname, "..", "..");
+import { executeLocalD1 } from "./local-d1";
 
 const sqlText = (value: string | null) => (value === null ? "NULL" : `'${value.replaceAll("'", "''")}'`);
 
@@ -27,16 +24,6 @@ export async function seedConnection(entityId: string, connectionKey: string, sc
   const now = new Date().toISOString();
   const values = [entityId, connectionKey, sealed.blob, sealed.keyId, scopes.join(" "), expiresAt, issuer, "seeded-client", now].map(sqlText);
   const sql = `INSERT INTO account_connections (entity_id, connection_key, sealed_tokens, key_id, scopes, expires_at, issuer, client_id, updated_at) VALUES (${values.join(", ")})`;
-  const run = spawnSync(
-    process.execPath,
-    [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "execute", "DB", "--local", "--persist-to", gateway.stateDir, "--command", sql],
-    {
-      cwd: root,
-      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-      encoding: "utf8",
-      timeout: 60_000,
-    },
-  );
-  if (run.status !== 0) throw new Error(`could not store the connection:\n${run.stdout}\n${run.stderr}`);
+  await executeLocalD1(sql, "store the connection");
   return { entityId, connectionKey, scopes, issuer, expiresAt, accessToken };
 }

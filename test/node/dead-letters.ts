@@ -10,20 +10,17 @@
  *   `npm run chaos` reads it): everything from there on (the list, the
  *   redelivery from the agent's object, the receiver) is real.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { onTestFinished } from "vitest";
 import type { Switchboard } from "../../client/src/index";
 import { admin, gateway } from "./gateway";
+import { executeLocalD1 } from "./local-d1";
 
 type DeadLetter = Awaited<ReturnType<Switchboard["webhooks"]["deadLetters"]>>["deadLetters"][number];
 /** One push a receiver got, with the status it answered. */
 type Push = { headers: Record<string, string | string[] | undefined>; body: string; status: number };
-
-const root = join(import.meta.dirname, "..", "..");
 
 /** An agent from a config as a user writes it (defaults left to the gateway), through the route itself. */
 async function createAgent(config: Record<string, unknown>): Promise<{ id: string; entityId: string }> {
@@ -120,16 +117,6 @@ export async function subscriptionDeadLetter(url: string): Promise<{ id: string;
   const now = new Date().toISOString();
   const values = [id, "subscription", agent.id, subscription.id, webhookId, "run.completed", url, body, "8", "HTTP 503", "dead", now, now];
   const sql = `INSERT INTO webhook_dead_letters (id, source, agent_id, subscription_id, webhook_id, type, url, body, attempts, last_error, status, first_attempt_at, dead_at) VALUES (${values.map((value) => (value === "8" ? value : sqlText(value))).join(", ")})`;
-  const run = spawnSync(
-    process.execPath,
-    [join(root, "node_modules", "wrangler", "bin", "wrangler.js"), "d1", "execute", "DB", "--local", "--persist-to", gateway.stateDir, "--command", sql],
-    {
-      cwd: root,
-      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-      encoding: "utf8",
-      timeout: 60_000,
-    },
-  );
-  if (run.status !== 0) throw new Error(`could not write the dead letter:\n${run.stdout}\n${run.stderr}`);
+  await executeLocalD1(sql, "write the dead letter");
   return { id, agentId: agent.id, subscriptionId: subscription.id, secret: subscription.secret, webhookId };
 }

@@ -712,6 +712,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/accounts/flows/{flowId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The link to connect an account, for the person a card asks
+         * @description A "connect your account" card names its flow (`account.flowId`) but carries no link, since everyone in the space sees the card. The person it is for (member JWT) gets the start link here; every answer gives a new link and the one before it stops working. Anyone else: 404.
+         */
+        get: operations["getAccountFlowLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/accounts/connections": {
         parameters: {
             query?: never;
@@ -1218,6 +1238,14 @@ export type components = {
                 attempt: number;
                 error?: string;
                 willRetry: boolean;
+            };
+            /** @description A connect-your-account request: only `entityId` can get its link, from GET /api/accounts/flows/{flowId} */
+            account?: {
+                entityId: string;
+                service: string;
+                scopes: string[];
+                flowId: string;
+                expiresAt: string;
             };
         };
         CardAnsweredBy: {
@@ -1930,6 +1958,7 @@ export type components = {
                 };
                 body?: unknown;
                 maxResponseBytes?: number;
+                auth?: components["schemas"]["GatewayAuth"];
             };
         } | {
             name: string;
@@ -2152,6 +2181,23 @@ export type components = {
         ToolCache: {
             ttlMs: number;
             allowSideEffects?: boolean;
+        };
+        /** @description The call acts as a person: it carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them */
+        GatewayAuth: {
+            /** @enum {string} */
+            type: "oauth";
+            /** @enum {string} */
+            owner: "person" | "agent";
+            scope?: string;
+            /** Format: uri */
+            issuer?: string;
+            authorizationUrl?: string;
+            tokenUrl?: string;
+            client?: {
+                clientId: string;
+                clientSecret?: string;
+            };
+            service?: string;
         };
         ImageModelConfig: {
             /** @enum {string} */
@@ -2534,6 +2580,18 @@ export type components = {
         AgentToolStats: components["schemas"]["ToolStats"] & {
             lastCallAt: string;
         };
+        /** @description The start link of a flow to connect an account, for its own person */
+        AccountFlowLink: {
+            flowId: string;
+            /** @description The service's name */
+            service: string;
+            connectionKey: string;
+            scopes: string[];
+            /** @description When the flow ends: the link works until then, once */
+            expiresAt: string;
+            /** @description Open it in the browser to sign in at the service: it works once, and only for you */
+            startUrl: string;
+        };
         /** @description A connected account: never a token */
         AccountConnection: {
             /** @description Whose account it is */
@@ -2840,6 +2898,7 @@ export type components = {
                 };
                 body?: unknown;
                 maxResponseBytes?: number;
+                auth?: components["schemas"]["GatewayAuth"];
             };
         } | {
             name: string;
@@ -6462,6 +6521,82 @@ export interface operations {
             };
             /** @description Unknown id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountFlowLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The start link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountFlowLink"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The flow expired (`flow_expired`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,7 @@ import { ImageModelConfig } from "../../models/image-model-config";
 import { OutboundUrl, outboundUrlProblem } from "../../security/url-policy";
 import { checkGatewayConfig } from "./check-gateway-config";
 import { ConfiguredHeaders } from "./configured-headers";
+import { GatewayAuth } from "./gateway-auth-config";
 import { checkInputSchema } from "../json-schema/check-input-schema";
 import { checkResultSchema } from "../json-schema/check-result-schema";
 import { JsonSchemaObject } from "./json-schema-object";
@@ -34,6 +35,8 @@ const GatewayExecution = z
     headers: ConfiguredHeaders.optional(),
     body: z.unknown().optional(),
     maxResponseBytes: z.number().int().positive().max(10_000_000).optional(),
+    /** The call acts as a person, with their OAuth token (`gateway-auth-config.ts`). */
+    auth: GatewayAuth.optional(),
   })
   .strict();
 
@@ -131,6 +134,17 @@ const ToolConfigUnion = z
     if (tool.executionType === "gateway" && outboundUrlProblem(tool.execution.url) === undefined) {
       for (const problem of checkGatewayConfig(tool.execution)) {
         context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
+      }
+    }
+    if (tool.executionType === "gateway" && tool.execution.auth !== undefined) {
+      // The person's token is the Authorization header: a configured one would stand beside it or replace it.
+      const configured = Object.keys(tool.execution.headers ?? {}).find((name) => name.toLowerCase() === "authorization");
+      if (configured !== undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["execution", "headers", configured],
+          message: "A tool with auth sends the person's token as its Authorization header: remove this one",
+        });
       }
     }
     if (tool.executionType === "prebuilt" && !prebuiltActions.includes(tool.execution.action)) {

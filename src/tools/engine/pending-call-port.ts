@@ -31,6 +31,6 @@ export type PendingCallPort = {
   await(pendingId: string, until: number, signal?: AbortSignal): Promise<ToolOutcome | undefined>;
   /** The wait ran out of time: its policy decides (error, deny, approve, escalate). */
   timeOut(pendingId: string, toolName: string, policy: WaitPolicy): Promise<TimeoutResult>;
-  /** Expires a call now; false when it had already settled. */
-  expire(toolCallId: string): Promise<boolean>;
+  /** Expires a call now (`reason`: what the model is told, else that it expired); false when it had already settled. */
+  expire(toolCallId: string, reason?: string): Promise<boolean>;
 };

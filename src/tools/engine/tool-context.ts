@@ -222,6 +222,8 @@ export type RuntimeAccess = {
   toolRuntime: ToolRuntime;
   /** A signed, expiring URL that answers a pending call with one POST (no key needed). */
   callbackUrl(pendingId: string, expiresAt?: string): Promise<string>;
+  /** Where people reach the gateway (`PUBLIC_URL`, else the origin requests came in on), when known. */
+  publicOrigin?(): string | undefined;
 };
 
 /** What the cycle does for a tool: run a call `batch` makes, keep the final report. */

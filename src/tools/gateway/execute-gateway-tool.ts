@@ -28,7 +28,8 @@ export type GatewayToolOptions = {
 /** Why a request failed: the arguments or config could not make a request, the policy refused it, it took too long, or the upstream answered badly. */
 export type GatewayFailureKind = "validation" | "permission" | "timeout" | "upstream";
 
-export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number; kind: GatewayFailureKind };
+/** `challenge`: the `WWW-Authenticate` header of a refusal, for a caller that holds a token (never shown to the model). */
+export type GatewayToolResult = { ok: true; value: unknown } | { ok: false; error: string; status?: number; kind: GatewayFailureKind; challenge?: string };
 
 const errorSnippetBytes = 2048;
 const errorSnippetCharacters = 500;
@@ -117,7 +118,14 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (!response.ok) {
     const snippet = await readLimitedBody(response.body, { maxBytes: errorSnippetBytes, interrupted, overflow: "truncate" });
     const text = snippet.ok ? new TextDecoder().decode(snippet.bytes).trim().slice(0, errorSnippetCharacters) : "";
-    return { ok: false, error: `HTTP ${response.status} from ${host}${text ? `: ${text}` : ""}`, status: response.status, kind: "upstream" };
+    const challenge = response.headers.get("www-authenticate");
+    return {
+      ok: false,
+      error: `HTTP ${response.status} from ${host}${text ? `: ${text}` : ""}`,
+      status: response.status,
+      kind: "upstream",
+      ...(challenge !== null && { challenge }),
+    };
   }
 
   const declaredLength = Number(response.headers.get("content-length") ?? "");

@@ -6,6 +6,7 @@
  * and waits for its final answer the same way.
  */
 import { runGatewayTool } from "../gateway/execute-gateway-tool";
+import { actsAsPerson, runGatewayAsPerson } from "../gateway/run-gateway-as-person";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
 import { runSubagentCall } from "../subagents/run-subagent-call";
 import type { KnowledgeAccess, PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
@@ -61,17 +62,17 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
     case "gateway":
       return {
         ...base,
-        run: async (context: RunIdentity & PlatformAccess & SettingsAccess, call) => {
-          const answer = await runGatewayTool({
-            execution: config.execution,
-            args: call.args,
-            env: context.env,
+        run: async (context: PendingCallContext & SettingsAccess, call) => {
+          const send = {
             timeoutMs: timeoutOf(context),
-            maxResponseBytes: context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
+            maxResponseBytes: config.execution.maxResponseBytes ?? context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
             signal: call.abortSignal,
             // Upstreams may de-duplicate a call done again after a restart; the hop stops loops through the gateway.
             extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1) },
-          });
+          };
+          // Acting as a person: their token, or a wait for them to connect the account.
+          if (actsAsPerson(config)) return runGatewayAsPerson(context, config, call, send);
+          const answer = await runGatewayTool({ execution: config.execution, args: call.args, env: context.env, ...send });
           return answer.ok ? succeeded(answer.value) : failed(answer.error, answer.kind);
         },
       };
