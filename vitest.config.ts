@@ -104,6 +104,12 @@ export default defineConfig(async () => {
             hookTimeout: 120_000,
             // Chosen: a file's clients, listeners and child processes never outlive it into the next file.
             isolate: true,
+            // One file at a time: the files share one dev server, and two of them write rows no route makes (a dead
+            // letter, a connected account) straight into its local D1 with `wrangler d1 execute`. A second writer on
+            // that SQLite file makes whoever comes second fail with SQLITE_BUSY: the test's writer retries
+            // (test/node/local-d1.ts), the dev server answers 500. Seen in CI with two node files at once. The workers
+            // project still runs beside this one.
+            fileParallelism: false,
           },
         },
       ],

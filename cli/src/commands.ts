@@ -154,8 +154,9 @@ export const commands: Record<string, Command> = {
     const [action, connectionKey] = positionals;
     if (action === "revoke") return revokeAccount(context, connectionKey);
     if (action !== undefined) throw new UsageError(`Unknown accounts command "${action}" (accounts, accounts revoke <KEY>)`);
-    const client = await context.client();
     const entityId = await entityNamed(context, context.flags.entity);
+    if (entityId && context.actingAs()) throw new UsageError(ownOnly("accounts"));
+    const client = await context.client();
     const connections: AccountConnection[] = [];
     let cursor: string | undefined;
     do {
@@ -231,6 +232,9 @@ async function entityNamed(context: CommandContext, named: string | undefined): 
   return (await context.admin().agents.get(named)).entityId;
 }
 
+/** `--as` with `--entity`: a person sees and revokes only their own, so naming anyone is the secret key's. */
+const ownOnly = (command: string) => `${command} --as ENTITY is that person's own: --entity is for the secret key (drop --as to act as the operator)`;
+
 /** `accounts revoke <KEY>`: a person's own (`--as`), or anyone's with the secret key, named with `--entity`. */
 async function revokeAccount(context: CommandContext, connectionKey: string | undefined): Promise<void> {
   if (!connectionKey)
@@ -239,6 +243,7 @@ async function revokeAccount(context: CommandContext, connectionKey: string | un
     );
   const actingAs = context.actingAs();
   const entityId = await entityNamed(context, context.flags.entity);
+  if (actingAs && entityId) throw new UsageError(ownOnly("accounts revoke"));
   if (!actingAs && !entityId) throw new UsageError(`accounts revoke with the secret key needs whose connection it is: --entity ent_… (or --as ENTITY to revoke as that person)`);
   const client = await context.client();
   let revoked: { entityId: string; connectionKey: string };

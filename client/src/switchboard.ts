@@ -269,12 +269,30 @@ export class Switchboard {
   // ---------------------------------------------------------------- connected accounts
 
   readonly accounts = {
-    /** Connected accounts, never a token: a person's own (member JWT), or everyone's with the secret key (`entityId` filters); pass `nextCursor` back as `cursor`. */
-    list: (query: paths["/api/accounts/connections"]["get"]["parameters"]["query"] = {}) =>
-      this.#call("GET /api/accounts/connections", () => this.raw.GET("/api/accounts/connections", { params: { query } })),
-    /** Revokes a connection (its tokens erased, still listed as revoked): a person's own, or with the secret key anyone's, named by `entityId`. `connectionKey` as listed (it is encoded here). */
-    revoke: (connectionKey: string, options: { entityId?: string } = {}) =>
-      this.#call("DELETE /api/accounts/connections/…", () => this.raw.DELETE("/api/accounts/connections/{connectionKey}", { params: { path: { connectionKey }, query: options } })),
+    /**
+     * Connected accounts, never a token; pass `nextCursor` back as `cursor`. A person's client lists its own
+     * (`GET /api/me/connections`); a secret-key client everyone's, or one entity's with `entityId` (`GET /api/connections`).
+     */
+    list: async (query: paths["/api/connections"]["get"]["parameters"]["query"] = {}) => {
+      if (this.#options.secretKey) return this.#call("GET /api/connections", () => this.raw.GET("/api/connections", { params: { query } }));
+      const { entityId, ...page } = query;
+      if (entityId !== undefined) throw new TypeError("accounts.list: entityId needs the secret key; a person lists only their own connections");
+      return this.#call("GET /api/me/connections", () => this.raw.GET("/api/me/connections", { params: { query: page } }));
+    },
+    /**
+     * Revokes a connection (its tokens erased, still listed as revoked). `connectionKey` as listed (it is encoded here).
+     * A person's client revokes its own (`DELETE /api/me/connections/{id}`); a secret-key client anyone's, named by `entityId`
+     * (`DELETE /api/connections/{id}`).
+     */
+    revoke: async (connectionKey: string, options: { entityId?: string } = {}) => {
+      const { entityId } = options;
+      if (this.#options.secretKey) {
+        if (entityId === undefined) throw new TypeError("accounts.revoke: with the secret key, name whose connection it is with entityId");
+        return this.#call("DELETE /api/connections/…", () => this.raw.DELETE("/api/connections/{id}", { params: { path: { id: connectionKey }, query: { entityId } } }));
+      }
+      if (entityId !== undefined) throw new TypeError("accounts.revoke: entityId needs the secret key; a person revokes only their own connections");
+      return this.#call("DELETE /api/me/connections/…", () => this.raw.DELETE("/api/me/connections/{id}", { params: { path: { id: connectionKey } } }));
+    },
   };
 
   // ---------------------------------------------------------------- runs and results

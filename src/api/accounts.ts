@@ -1,21 +1,21 @@
 /**
  * Connected accounts as people and operators see them: never a token.
  *
- * - `GET /api/accounts/connections`: a person (member JWT) lists their own;
- *   the secret key lists everyone's, optionally one entity's (`?entityId=`).
- *   Ordered by entity then service, a page at a time (`cursor`).
- * - `DELETE /api/accounts/connections/{connectionKey}`: a person revokes
- *   their own (the tokens are erased, the row stays, listed as revoked);
- *   the secret key revokes anyone's, naming them with `?entityId=`.
+ * A person (member JWT), their own only:
+ * - `GET /api/me/connections`: lists them, a page at a time (`cursor`);
+ * - `DELETE /api/me/connections/{id}`: revokes one (the tokens are erased,
+ *   the row stays, listed as revoked);
+ * - `GET /api/me/connections/flows/{flowId}`: the person a "connect your
+ *   account" card is for gets the flow's start link. Cards carry no link
+ *   (every member of the space sees them): this is the only way to one, and
+ *   each answer gives a new link, the one before it stopping.
  *
- * - `GET /api/accounts/flows/{flowId}`: the person a "connect your account"
- *   card is for (member JWT, that person only) gets the flow's start link.
- *   Cards carry no link (every member of the space sees them): this is the
- *   only way to one, and each answer gives a new link, the one before it
- *   stopping.
+ * Operators (the secret key), anyone's:
+ * - `GET /api/connections`: everyone's, or one entity's (`?entityId=`);
+ * - `DELETE /api/connections/{id}?entityId=…`: revokes the named entity's.
  *
- * The connection key is usually a URL: send it percent-encoded as one path
- * segment.
+ * Listings are ordered by entity then service. The `id` of a connection is
+ * its key, usually a URL: send it percent-encoded as one path segment.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { startLink } from "../accounts/begin-account-flow";
@@ -26,7 +26,7 @@ import { base64UrlToBytes, bytesToBase64Url } from "../base64";
 import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
 import { ApiError } from "../errors";
-import { createRouter } from "./context";
+import { createRouter, validationError } from "./context";
 import { routeAccess } from "./route-access";
 import { ErrorResponse, errorResponses, jsonContent, queryInteger } from "./schemas";
 
@@ -47,11 +47,9 @@ const entityIdQuery = z
   .string()
   .min(1)
   .max(100)
-  .optional()
-  .openapi({ param: { name: "entityId", in: "query" }, description: "Secret key only: whose connections" });
+  .openapi({ param: { name: "entityId", in: "query" }, description: "Whose connections" });
 
-const ListQuery = z.object({
-  entityId: entityIdQuery,
+const PageQuery = z.object({
   limit: queryInteger("limit", 1, maxConnectionsListed),
   cursor: z
     .string()
@@ -60,12 +58,21 @@ const ListQuery = z.object({
     .openapi({ param: { name: "cursor", in: "query" }, description: "`nextCursor` of the previous page" }),
 });
 
-const ConnectionKeyParam = z.object({
-  connectionKey: z
+const OperatorListQuery = PageQuery.extend({ entityId: entityIdQuery.optional() });
+
+const ConnectionPage = z.object({
+  connections: z.array(ConnectionSummary),
+  nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }),
+});
+
+const Revoked = z.object({ revoked: z.literal(true), entityId: z.string(), connectionKey: z.string() });
+
+const ConnectionIdParam = z.object({
+  id: z
     .string()
     .min(1)
     .max(2048)
-    .openapi({ param: { name: "connectionKey", in: "path" }, description: "Percent-encoded", example: "https%3A%2F%2Fmcp.example.com%2Fmcp" }),
+    .openapi({ param: { name: "id", in: "path" }, description: "The connection's key, percent-encoded", example: "https%3A%2F%2Fmcp.example.com%2Fmcp" }),
 });
 
 type Cursor = { entityId: string; connectionKey: string };
@@ -104,12 +111,36 @@ async function flowStore(env: AppEnv): Promise<FlowStore> {
   }
 }
 
-/** Whose connections a caller means: a person's own (naming another is refused), or, for the secret key, the one named. */
-function entityFor(caller: { kind: "secret" } | { kind: "entity"; entityId: string }, named: string | undefined): string | undefined {
-  if (caller.kind === "secret") return named;
-  if (named !== undefined && named !== caller.entityId) throw new ApiError(403, "forbidden", "A person sees and revokes only their own connections");
-  return caller.entityId;
+/** One page of connections (of one entity, or everyone's), and the cursor of the next. */
+async function listPage(env: AppEnv, query: { entityId?: string; limit?: number; cursor?: string }): Promise<z.infer<typeof ConnectionPage>> {
+  const { entityId, limit = 50, cursor } = query;
+  const store = await connectionStore(env);
+  const after = cursor === undefined ? undefined : decodeCursor(cursor);
+  // One more than asked: whether there is a next page.
+  const rows = await store.list({ entityId, after, limit: Math.min(limit + 1, maxConnectionsListed) });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { connections: page, nextCursor: rows.length > page.length && last !== undefined ? encodeCursor(last) : null };
 }
+
+async function revokeConnection(env: AppEnv, entityId: string, connectionKey: string): Promise<z.infer<typeof Revoked>> {
+  const store = await connectionStore(env);
+  if (!(await store.revoke({ entityId, connectionKey }))) {
+    throw new ApiError(404, "not_found", `No connection to "${connectionKey}" to revoke for entity "${entityId}"`);
+  }
+  return { revoked: true, entityId, connectionKey };
+}
+
+/** `?entityId=` on a person's route: refused, not ignored, so nobody believes they saw someone else's. */
+function refuseEntityId(named: string | undefined): void {
+  if (named !== undefined) {
+    throw validationError([{ path: ["entityId"], message: "a person sees and revokes only their own connections; operators use /api/connections" }], "query");
+  }
+}
+
+const secretKeyHint = "operators list connections with GET /api/connections and revoke them with DELETE /api/connections/{id}?entityId=…";
+
+const misconfigured = { 503: jsonContent(ErrorResponse, "The accounts key is missing or wrong (`misconfigured`)") };
 
 const FlowParams = z.object({
   flowId: z
@@ -140,7 +171,7 @@ export const accountRoutes = createRouter()
   .openapi(
     createRoute({
       method: "get",
-      path: "/api/accounts/flows/{flowId}",
+      path: "/api/me/connections/flows/{flowId}",
       operationId: "getAccountFlowLink",
       summary: "The link to connect an account, for the person a card asks",
       description:
@@ -152,7 +183,7 @@ export const accountRoutes = createRouter()
         200: jsonContent(FlowLink, "The start link"),
         ...errorResponses,
         410: jsonContent(ErrorResponse, "The flow expired (`flow_expired`)"),
-        503: jsonContent(ErrorResponse, "The accounts key is missing or wrong (`misconfigured`)"),
+        ...misconfigured,
       },
     }),
     async (c) => {
@@ -182,64 +213,66 @@ export const accountRoutes = createRouter()
   .openapi(
     createRoute({
       method: "get",
-      path: "/api/accounts/connections",
-      operationId: "listAccountConnections",
-      summary: "List connected accounts",
+      path: "/api/me/connections",
+      operationId: "listMyConnections",
+      summary: "List my connected accounts",
       description:
-        "A person's own (member JWT), or everyone's with the secret key (filter with `entityId`). Ordered by entity, then service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token.",
+        "The caller's own (member JWT), ordered by service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token. The secret key is refused (403): operators use GET /api/connections.",
       tags: ["accounts"],
-      ...routeAccess("secret-or-member"),
-      request: { query: ListQuery },
-      responses: {
-        200: jsonContent(
-          z.object({
-            connections: z.array(ConnectionSummary),
-            nextCursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page" }),
-          }),
-          "Connections",
-        ),
-        ...errorResponses,
-        503: jsonContent(ErrorResponse, "The accounts key is missing or wrong (`misconfigured`)"),
-      },
+      ...routeAccess("member", { secretKeyHint }),
+      request: { query: PageQuery },
+      responses: { 200: jsonContent(ConnectionPage, "Connections"), ...errorResponses, ...misconfigured },
     }),
     async (c) => {
-      const { entityId, limit = 50, cursor } = c.req.valid("query");
-      const store = await connectionStore(c.env);
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      // One more than asked: whether there is a next page.
-      const rows = await store.list({ entityId: entityFor(c.get("caller"), entityId), after, limit: Math.min(limit + 1, maxConnectionsListed) });
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      const nextCursor = rows.length > page.length && last !== undefined ? encodeCursor(last) : null;
-      return c.json({ connections: page, nextCursor }, 200);
+      refuseEntityId(c.req.query("entityId"));
+      return c.json(await listPage(c.env, { ...c.req.valid("query"), entityId: c.get("caller").entityId }), 200);
     },
   )
   .openapi(
     createRoute({
       method: "delete",
-      path: "/api/accounts/connections/{connectionKey}",
-      operationId: "revokeAccountConnection",
-      summary: "Revoke a connected account",
+      path: "/api/me/connections/{id}",
+      operationId: "revokeMyConnection",
+      summary: "Revoke one of my connected accounts",
       description:
-        "Erases the connection's tokens; the connection stays listed, revoked, until the account is connected again. A person revokes their own; the secret key revokes anyone's, named with `entityId`. 404 when there is no connection to revoke (or it was revoked already).",
+        "Erases the connection's tokens; the connection stays listed, revoked, until the account is connected again. The caller's own only (member JWT); `id` is the connection key as listed, percent-encoded. 404 when there is no connection to revoke (or it was revoked already).",
       tags: ["accounts"],
-      ...routeAccess("secret-or-member"),
-      request: { params: ConnectionKeyParam, query: z.object({ entityId: entityIdQuery }) },
-      responses: {
-        200: jsonContent(z.object({ revoked: z.literal(true), entityId: z.string(), connectionKey: z.string() }), "Revoked"),
-        ...errorResponses,
-        503: jsonContent(ErrorResponse, "The accounts key is missing or wrong (`misconfigured`)"),
-      },
+      ...routeAccess("member", { secretKeyHint }),
+      request: { params: ConnectionIdParam },
+      responses: { 200: jsonContent(Revoked, "Revoked"), ...errorResponses, ...misconfigured },
     }),
     async (c) => {
-      const { connectionKey } = c.req.valid("param");
-      const caller = c.get("caller");
-      const entityId = entityFor(caller, c.req.valid("query").entityId);
-      if (entityId === undefined) throw new ApiError(400, "invalid_query", "entityId: the secret key names whose connection to revoke");
-      const store = await connectionStore(c.env);
-      if (!(await store.revoke({ entityId, connectionKey }))) {
-        throw new ApiError(404, "not_found", `No connection to "${connectionKey}" to revoke for entity "${entityId}"`);
-      }
-      return c.json({ revoked: true as const, entityId, connectionKey }, 200);
+      refuseEntityId(c.req.query("entityId"));
+      return c.json(await revokeConnection(c.env, c.get("caller").entityId, c.req.valid("param").id), 200);
     },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/api/connections",
+      operationId: "listConnections",
+      summary: "List everyone's connected accounts",
+      description:
+        "For operators (secret key): every entity's connections, or one entity's with `entityId`. Ordered by entity, then service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token.",
+      tags: ["accounts"],
+      ...routeAccess("secret"),
+      request: { query: OperatorListQuery },
+      responses: { 200: jsonContent(ConnectionPage, "Connections"), ...errorResponses, ...misconfigured },
+    }),
+    async (c) => c.json(await listPage(c.env, c.req.valid("query")), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/connections/{id}",
+      operationId: "revokeConnection",
+      summary: "Revoke anyone's connected account",
+      description:
+        "For operators (secret key): erases the tokens of the connection `id` (its key, percent-encoded) of the entity named with `entityId`; it stays listed, revoked. 404 when there is no connection to revoke (or it was revoked already).",
+      tags: ["accounts"],
+      ...routeAccess("secret"),
+      request: { params: ConnectionIdParam, query: z.object({ entityId: entityIdQuery }) },
+      responses: { 200: jsonContent(Revoked, "Revoked"), ...errorResponses, ...misconfigured },
+    }),
+    async (c) => c.json(await revokeConnection(c.env, c.req.valid("query").entityId, c.req.valid("param").id), 200),
   );

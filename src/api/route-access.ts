@@ -12,7 +12,8 @@
  * - `secret-or-member`: the secret key, or the JWT of a person or service.
  *   A route of one space checks membership from its path in the handler
  *   (`requireSpaceAccess`).
- * - `member`: a JWT only; the secret key acts as no entity (403).
+ * - `member`: a JWT only; the secret key acts as no entity (403). A
+ *   person-only route with an operator's twin names it in `secretKeyHint`.
  *
  * `queryCredentials` lets a JWT audience also take `?publicKey=&token=`
  * (streams and file links: browsers cannot set headers on WebSockets or
@@ -101,11 +102,16 @@ const admitSecret: Admit<SecretCaller> = (principal) => {
   throw forbidden("This route needs the secret key");
 };
 
-const admitMember: Admit<EntityCaller> = (principal) => {
-  if (principal.kind === "entity") return principal;
-  if (principal.kind === "anonymous") throw noCredentials();
-  throw forbidden("This route needs a member JWT (x-public-key + Authorization: Bearer); the secret key acts as no entity");
-};
+const memberOnly = "This route needs a member JWT (x-public-key + Authorization: Bearer); the secret key acts as no entity";
+
+/** `secretKeyHint` tells a secret-key caller where its own route is (`/api/me/connections` → `/api/connections`). */
+const admitMember =
+  (secretKeyHint: string | undefined): Admit<EntityCaller> =>
+  (principal) => {
+    if (principal.kind === "entity") return principal;
+    if (principal.kind === "anonymous") throw noCredentials();
+    throw forbidden(secretKeyHint === undefined ? memberOnly : `${memberOnly}: ${secretKeyHint}`);
+  };
 
 const admitSecretOrMember: Admit<SecretCaller | EntityCaller> = (principal) => {
   if (principal.kind === "anonymous") throw noCredentials();
@@ -120,14 +126,15 @@ const admitCallback: Admit<CallbackCaller> = async (_principal, c) => {
 };
 
 type QueryOption = { queryCredentials?: boolean };
+type MemberOptions = QueryOption & { secretKeyHint?: string };
 
 /** `anyone`: no caller is admitted, since none is asked for (`/health` is outside `/api`, where credentials are read). */
 export function routeAccess(audience: "anyone"): RouteAccess<undefined>;
 export function routeAccess(audience: "callback-token"): RouteAccess<CallbackCaller>;
 export function routeAccess(audience: "secret"): RouteAccess<SecretCaller>;
 export function routeAccess(audience: "secret-or-member", options?: QueryOption): RouteAccess<SecretCaller | EntityCaller>;
-export function routeAccess(audience: "member", options?: QueryOption): RouteAccess<EntityCaller>;
-export function routeAccess(audience: Audience, options: QueryOption = {}) {
+export function routeAccess(audience: "member", options?: MemberOptions): RouteAccess<EntityCaller>;
+export function routeAccess(audience: Audience, options: MemberOptions = {}) {
   const declaration: RouteDeclaration = { audience, queryCredentials: options.queryCredentials === true };
   switch (audience) {
     case "anyone":
@@ -139,7 +146,7 @@ export function routeAccess(audience: Audience, options: QueryOption = {}) {
     case "secret-or-member":
       return declare(declaration, admitSecretOrMember);
     case "member":
-      return declare(declaration, admitMember);
+      return declare(declaration, admitMember(options.secretKeyHint));
   }
 }
 

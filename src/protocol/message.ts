@@ -64,13 +64,13 @@ export const ToolCallPart = z
     /**
      * The call waits for a person to connect their account at a service: who
      * (`entityId`), the service's name, the scopes asked for, and the flow,
-     * whose start link only that person gets (`GET /api/accounts/flows/{flowId}`).
+     * whose start link only that person gets (`GET /api/me/connections/flows/{flowId}`).
      * The card itself carries no link: every member sees it.
      */
     account: z
       .object({ entityId: z.string(), service: z.string(), scopes: z.array(z.string()), flowId: z.string(), expiresAt: z.string() })
       .optional()
-      .openapi({ description: "A connect-your-account request: only `entityId` can get its link, from GET /api/accounts/flows/{flowId}" }),
+      .openapi({ description: "A connect-your-account request: only `entityId` can get its link, from GET /api/me/connections/flows/{flowId}" }),
   })
   .openapi("ToolCallPart");
 

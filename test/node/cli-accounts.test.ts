@@ -105,10 +105,13 @@ describe("switchboard accounts", () => {
     expect(again.err).toMatch(/^error: not_found: No connection to "https:\/\/mail\.example\.test\/mcp" to revoke for entity "ent_\w+" \(DELETE [^)]+ 404\)\n/);
     expect(again.err).toContain(`It may be revoked already: see what there is with \`switchboard accounts --as ${world.ana}\`.`);
 
-    // Another person's connection: refused, and nothing revoked.
+    // Another person's connection: refused before any request, and nothing revoked.
     const othersAsAna = await cli(["accounts", "revoke", "code-host", "--as", world.ana, "--entity", world.ben]);
-    expect(othersAsAna.code).toBe(1);
-    expect(othersAsAna.err).toContain("forbidden: A person sees and revokes only their own connections");
+    expect(othersAsAna.code).toBe(2);
+    expect(othersAsAna.err).toContain("accounts revoke --as ENTITY is that person's own: --entity is for the secret key");
+    const listOthersAsAna = await cli(["accounts", "--as", world.ana, "--entity", world.ben]);
+    expect(listOthersAsAna.code).toBe(2);
+    expect(listOthersAsAna.err).toContain("accounts --as ENTITY is that person's own: --entity is for the secret key");
     const notAnas = await cli(["accounts", "revoke", "code-host", "--as", world.ana]);
     expect(notAnas.err).toContain(`No connection to "code-host" to revoke for entity "${world.ana}"`);
 

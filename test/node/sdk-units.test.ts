@@ -292,6 +292,43 @@ describe("error codes", () => {
   });
 });
 
+describe("connected accounts", () => {
+  /** A client whose every request is recorded and answered as the routes would. */
+  function recording(credentials: { secretKey: string } | { publicKey: string; token: string }) {
+    const requests: string[] = [];
+    const client = new Switchboard({
+      baseUrl: "http://gw",
+      ...credentials,
+      fetch: async (input) => {
+        const request = input instanceof Request ? input : new Request(input);
+        const url = new URL(request.url);
+        requests.push(`${request.method} ${url.pathname}${url.search}`);
+        const answer = request.method === "GET" ? { connections: [], nextCursor: null } : { revoked: true, entityId: "ent_ana", connectionKey: "https://mcp.example.com/mcp" };
+        return Response.json(answer);
+      },
+    });
+    return { client, requests };
+  }
+
+  it("a person's client calls /api/me/connections; a secret-key client /api/connections; entityId goes with the secret key only", async () => {
+    const person = recording({ publicKey: "pk", token: "jwt" });
+    await person.client.accounts.list({ limit: 5 });
+    await person.client.accounts.revoke("https://mcp.example.com/mcp");
+    expect(person.requests).toEqual(["GET /api/me/connections?limit=5", "DELETE /api/me/connections/https%3A%2F%2Fmcp.example.com%2Fmcp"]);
+    await expect(person.client.accounts.list({ entityId: "ent_ben" })).rejects.toThrow(TypeError);
+    await expect(person.client.accounts.revoke("code-host", { entityId: "ent_ben" })).rejects.toThrow(TypeError);
+
+    const operator = recording({ secretKey: "sk" });
+    await operator.client.accounts.list({ entityId: "ent_ana", cursor: "abc" });
+    await operator.client.accounts.revoke("https://mcp.example.com/mcp", { entityId: "ent_ana" });
+    expect(operator.requests).toEqual(["GET /api/connections?entityId=ent_ana&cursor=abc", "DELETE /api/connections/https%3A%2F%2Fmcp.example.com%2Fmcp?entityId=ent_ana"]);
+    await expect(operator.client.accounts.revoke("code-host")).rejects.toThrow(TypeError);
+    // Refused before any request.
+    expect(person.requests).toHaveLength(2);
+    expect(operator.requests).toHaveLength(2);
+  });
+});
+
 describe("subscriptions", () => {
   it("one closed before its connection opened opens none, over WebSocket (a JWT) and over SSE (the secret key)", async () => {
     const sockets: string[] = [];

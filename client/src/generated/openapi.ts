@@ -712,7 +712,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/accounts/flows/{flowId}": {
+    "/api/me/connections/flows/{flowId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -732,7 +732,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/accounts/connections": {
+    "/api/me/connections": {
         parameters: {
             query?: never;
             header?: never;
@@ -740,10 +740,10 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * List connected accounts
-         * @description A person's own (member JWT), or everyone's with the secret key (filter with `entityId`). Ordered by entity, then service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token.
+         * List my connected accounts
+         * @description The caller's own (member JWT), ordered by service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token. The secret key is refused (403): operators use GET /api/connections.
          */
-        get: operations["listAccountConnections"];
+        get: operations["listMyConnections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -752,7 +752,7 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/api/accounts/connections/{connectionKey}": {
+    "/api/me/connections/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -763,10 +763,50 @@ export type paths = {
         put?: never;
         post?: never;
         /**
-         * Revoke a connected account
-         * @description Erases the connection's tokens; the connection stays listed, revoked, until the account is connected again. A person revokes their own; the secret key revokes anyone's, named with `entityId`. 404 when there is no connection to revoke (or it was revoked already).
+         * Revoke one of my connected accounts
+         * @description Erases the connection's tokens; the connection stays listed, revoked, until the account is connected again. The caller's own only (member JWT); `id` is the connection key as listed, percent-encoded. 404 when there is no connection to revoke (or it was revoked already).
          */
-        delete: operations["revokeAccountConnection"];
+        delete: operations["revokeMyConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List everyone's connected accounts
+         * @description For operators (secret key): every entity's connections, or one entity's with `entityId`. Ordered by entity, then service; pass `nextCursor` back as `cursor`. Revoked connections are listed with `revokedAt`. Never a token.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke anyone's connected account
+         * @description For operators (secret key): erases the tokens of the connection `id` (its key, percent-encoded) of the entity named with `entityId`; it stays listed, revoked. 404 when there is no connection to revoke (or it was revoked already).
+         */
+        delete: operations["revokeConnection"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1239,7 +1279,7 @@ export type components = {
                 error?: string;
                 willRetry: boolean;
             };
-            /** @description A connect-your-account request: only `entityId` can get its link, from GET /api/accounts/flows/{flowId} */
+            /** @description A connect-your-account request: only `entityId` can get its link, from GET /api/me/connections/flows/{flowId} */
             account?: {
                 entityId: string;
                 service: string;
@@ -6606,11 +6646,9 @@ export interface operations {
             };
         };
     };
-    listAccountConnections: {
+    listMyConnections: {
         parameters: {
             query?: {
-                /** @description Secret key only: whose connections */
-                entityId?: string;
                 limit?: number;
                 /** @description `nextCursor` of the previous page */
                 cursor?: string;
@@ -6681,16 +6719,164 @@ export interface operations {
             };
         };
     };
-    revokeAccountConnection: {
+    revokeMyConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The connection's key, percent-encoded */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        revoked: true;
+                        entityId: string;
+                        connectionKey: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConnections: {
         parameters: {
             query?: {
-                /** @description Secret key only: whose connections */
+                limit?: number;
+                /** @description `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Whose connections */
                 entityId?: string;
             };
             header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connections */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        connections: components["schemas"]["AccountConnection"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeConnection: {
+        parameters: {
+            query: {
+                /** @description Whose connections */
+                entityId: string;
+            };
+            header?: never;
             path: {
-                /** @description Percent-encoded */
-                connectionKey: string;
+                /** @description The connection's key, percent-encoded */
+                id: string;
             };
             cookie?: never;
         };

@@ -7,7 +7,7 @@
  * to connect: a flow is begun for them, linked to this call, and the call's
  * card asks them (`account` on the card: the service, the scopes, the flow;
  * never the start link, which only they get from
- * `GET /api/accounts/flows/{flowId}`).
+ * `GET /api/me/connections/flows/{flowId}`).
  *
  * When the callback has stored their tokens it tells the agent object,
  * which sends the request once (`resumeGatewayAsPerson`, under the pending

@@ -101,7 +101,7 @@ class Browser {
 
 /** The person gets their link, opens it, and the authorization server sends them back with a code. */
 async function personConnects(person: string, flowId: string): Promise<Response> {
-  const link = await callJson<{ startUrl: string }>(`/api/accounts/flows/${flowId}`, { headers: await memberHeaders(person) });
+  const link = await callJson<{ startUrl: string }>(`/api/me/connections/flows/${flowId}`, { headers: await memberHeaders(person) });
   expect(link.status).toBe(200);
   const browser = new Browser();
   const started = await browser.get(link.body.startUrl);
@@ -298,11 +298,13 @@ describe("a person who has not connected", () => {
     const everywhere = JSON.stringify([body, world.agentStream.frames, world.spaceStream.frames, await everythingStored(world.agent.id)]);
     expect(everywhere).not.toContain("/oauth/start");
 
-    const refused = await callJson<{ error: { code: string } }>(`/api/accounts/flows/${account.flowId}`, { headers: await memberHeaders(other) });
+    const refused = await callJson<{ error: { code: string } }>(`/api/me/connections/flows/${account.flowId}`, { headers: await memberHeaders(other) });
     expect(refused).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
-    const operator = await secret<{ error: { code: string } }>(`/api/accounts/flows/${account.flowId}`);
+    const operator = await secret<{ error: { code: string } }>(`/api/me/connections/flows/${account.flowId}`);
     expect(operator.status).toBe(403);
-    const link = await callJson<{ startUrl: string; service: string; scopes: string[] }>(`/api/accounts/flows/${account.flowId}`, { headers: await memberHeaders(world.person) });
+    const link = await callJson<{ startUrl: string; service: string; scopes: string[] }>(`/api/me/connections/flows/${account.flowId}`, {
+      headers: await memberHeaders(world.person),
+    });
     expect(link).toMatchObject({ status: 200, body: { service: "Files", scopes: ["files:read"], startUrl: expect.stringContaining(`/oauth/start/${account.flowId}?t=`) } });
     expect(await recorded(`as-person-${id}`)).toEqual([]);
 
