@@ -270,6 +270,7 @@ async function whenReady(baseUrl, isRunning) {
       "",
       "┌ Switchboard is running",
       `│ URL:  ${baseUrl}   (GET ${baseUrl}/health · API reference ${baseUrl}/reference/)`,
+      `│ Operator console: ${baseUrl}/console (sign in with GATEWAY_SECRET_KEY)`,
       `│ Keys: ${devVarsPath}`,
       "│       GATEWAY_SECRET_KEY → x-secret-key · GATEWAY_PUBLIC_KEY + a JWT signed with JWT_SECRET → clients",
       "└ Ctrl-C stops it.",

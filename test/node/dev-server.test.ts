@@ -40,6 +40,7 @@ describe("npm run dev", () => {
       "Your Worker has access to the following bindings:",
       `Ready on ${gateway.baseUrl}`,
       "┌ Switchboard is running",
+      `│ Operator console: ${gateway.baseUrl}/console`,
       "[dev] Seeding demo data",
       "[demo] Created the demo person, space and agent.",
       "/#publicKey=",
