@@ -195,8 +195,12 @@ export class WebhookSender {
     });
     if (this.#stopped) return;
     if (error === undefined) {
+      if (delivery.deadLetterId) {
+        // A redelivery: its dead letter says delivered before the stream does, so whoever reacts to the event reads it so.
+        await this.#end(delivery, { outcome: "delivered" });
+        return this.#publish(delivery, "delivered", { attempt: delivery.attempt });
+      }
       this.#publish(delivery, "delivered", { attempt: delivery.attempt });
-      if (delivery.deadLetterId) return this.#end(delivery, { outcome: "delivered" });
       return storage.deleteDeadline(deadlineId);
     }
     const failed: WebhookDelivery = { ...delivery, lastError: error };

@@ -11,7 +11,7 @@ import { verify } from "hono/jwt";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runCli } from "../../cli/src/main";
 import type { AgentConfigInput, ModelConfigInput, ToolConfigInput } from "../../client/src/index";
-import { receiver, subscriptionDeadLetter } from "./dead-letters";
+import { agentEvent, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, personInSpace } from "./gateway";
 
 type Run = { code: number; out: string; err: string };
@@ -248,14 +248,12 @@ describe("switchboard CLI", () => {
       expect(listed.code, listed.err).toBe(0);
       expect(listed.out).toMatch(/^id\s+status\s+type\s+to\s+attempts\s+deadAt\s+error$/m);
       expect(listed.out).toMatch(new RegExp(`^${seeded.id}\\s+dead\\s+run\\.completed\\s+${seeded.subscriptionId}\\s+8\\s+\\S+\\s+HTTP 503$`, "m"));
+      const delivered = agentEvent(seeded.agentId, "webhook.delivered", (data) => data.webhookId === seeded.webhookId);
       const redelivered = await cli(withKeys(["dead-letters", "redeliver", seeded.id]));
       expect(redelivered.code, redelivered.err).toBe(0);
       expect(redelivered.out).toBe(`${seeded.id}: redelivering to ${listening.url} (webhook-id ${seeded.webhookId}; watch it with \`switchboard dead-letters\`)\n`);
-      const deadline = Date.now() + 20_000;
-      while (!(await cli(withKeys(["dead-letters", seeded.agentId, "--json"]))).out.includes('"status": "delivered"')) {
-        if (Date.now() > deadline) throw new Error("the redelivery never got through");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await delivered;
+      expect((await cli(withKeys(["dead-letters", seeded.agentId, "--json"]))).out).toContain('"status": "delivered"');
       expect(listening.pushes.map((push) => push.headers["webhook-id"])).toEqual([seeded.webhookId]);
       const again = await cli(withKeys(["dead-letters", "redeliver", seeded.id]));
       expect(again.out).toContain("already delivered");

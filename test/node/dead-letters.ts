@@ -59,14 +59,25 @@ export async function receiver(status: number): Promise<{ url: string; pushes: P
   return { url: `http://127.0.0.1:${port}/hook`, pushes, answerWith: (next) => (answer = next), close };
 }
 
-async function waitForDeadLetters(agentId: string, timeoutMs = 20_000): Promise<DeadLetter[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { deadLetters } = await admin.webhooks.deadLetters({ agentId });
-    if (deadLetters.length > 0) return deadLetters;
-    if (Date.now() > deadline) throw new Error(`no dead letter for ${agentId} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/**
+ * The first event of `type` on the agent's stream (from its start) that `matches`, within `timeoutMs`. The gateway
+ * publishes a dead letter's `*.dead_lettered` and a redelivery's `webhook.delivered` after D1 has the row's new state.
+ */
+export function agentEvent(agentId: string, type: string, matches: (data: Record<string, unknown>) => boolean = () => true, timeoutMs = 20_000): Promise<void> {
+  const stream = admin.subscribeAgent(agentId, { afterSeq: 0 });
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${type} on the stream of ${agentId} within ${timeoutMs} ms`)), timeoutMs);
+    stream.on("event", (event) => {
+      if (event.type !== type || !matches(event.data as Record<string, unknown>)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+  }).finally(() => stream.close());
+}
+
+async function waitForDeadLetters(agentId: string): Promise<DeadLetter[]> {
+  await agentEvent(agentId, "tool.webhook.dead_lettered");
+  return (await admin.webhooks.deadLetters({ agentId })).deadLetters;
 }
 
 /** A pushed call whose deadline passed while its receiver refused it: listed, and no longer redeliverable (the call expired). */

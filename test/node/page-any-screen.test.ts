@@ -13,8 +13,7 @@
  * Screenshots go to SWITCHBOARD_SCREENSHOTS (default: a folder in the
  * system's tmp).
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -28,10 +27,10 @@ import type { ToolCardContext } from "../../web/src/card-context";
 import { waitingFor } from "../../web/src/who-may-answer";
 import { launchChromium } from "./chromium";
 import { admin, gateway } from "./gateway";
+import { overflow, seriousViolations } from "./page-checks";
 
 const shots = process.env.SWITCHBOARD_SCREENSHOTS ?? join(tmpdir(), "switchboard-page-any-screen");
 mkdirSync(shots, { recursive: true });
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -78,53 +77,12 @@ async function signedInPage(width: number): Promise<Page> {
   return page;
 }
 
-/** What sticks out sideways: every drawn element past the viewport's left or right edge, and whether the page scrolls sideways. */
-async function overflow(page: Page): Promise<{ wider: string[]; scrollsSideways: boolean }> {
-  return page.evaluate(() => {
-    const wider: string[] = [];
-    for (const element of document.body.querySelectorAll("*")) {
-      const box = element.getBoundingClientRect();
-      if (box.width === 0 && box.height === 0) continue;
-      if (box.left < -0.5 || box.right > window.innerWidth + 0.5)
-        wider.push(`${element.tagName.toLowerCase()}.${element.className} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
-    }
-    return { wider, scrollsSideways: document.documentElement.scrollWidth > window.innerWidth || document.body.scrollWidth > window.innerWidth };
-  });
-}
-
 /** Whether the element is drawn wholly inside the viewport. */
 async function inView(page: Page, selector: string): Promise<boolean> {
   return page.locator(selector).evaluate((element) => {
     const box = element.getBoundingClientRect();
     return box.width > 0 && box.height > 0 && box.left >= 0 && box.top >= 0 && box.right <= window.innerWidth && box.bottom <= window.innerHeight;
   });
-}
-
-type Violation = { id: string; impact: string | null; help: string; nodes: string[] };
-
-/** axe-core's rules (WCAG 2.x A and AA, and its best practices) run inside the page: the violations that are serious or critical. */
-async function seriousViolations(page: Page): Promise<Violation[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: axeSource });
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(
-            context: Document,
-            options: object,
-          ): Promise<{ violations: { id: string; impact?: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map((violation) => ({
-      id: violation.id,
-      impact: violation.impact ?? null,
-      help: violation.help,
-      nodes: violation.nodes.map((node) => `${node.target.join(" ")}: ${node.failureSummary ?? ""}`),
-    }));
-  });
-  return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
 }
 
 async function shoot(page: Page, name: string): Promise<void> {

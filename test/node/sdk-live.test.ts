@@ -19,7 +19,7 @@ import {
   type ToolConfigInput,
   type WebSocketConstructor,
 } from "../../client/src/index";
-import { expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
+import { agentEvent, expiredCallDeadLetter, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway, memberClient, personInSpace } from "./gateway";
 
 /** Resolves when `predicate` has seen what it waits for, or rejects at the deadline. */
@@ -417,13 +417,11 @@ describe("dead letters", () => {
       const seeded = await subscriptionDeadLetter(listening.url);
       const page = await admin.webhooks.deadLetters({ subscriptionId: seeded.subscriptionId });
       expect(page).toMatchObject({ nextCursor: null, deadLetters: [{ id: seeded.id, status: "dead", attempts: 8 }] });
+      const delivered = agentEvent(seeded.agentId, "webhook.delivered", (data) => data.webhookId === seeded.webhookId);
       const started = await admin.webhooks.redeliver(seeded.id);
       expect(started).toMatchObject({ id: seeded.id, status: "redelivering", redeliveries: 1 });
-      const deadline = Date.now() + 20_000;
-      while ((await admin.webhooks.deadLetters({ subscriptionId: seeded.subscriptionId })).deadLetters[0]?.status !== "delivered") {
-        if (Date.now() > deadline) throw new Error("the redelivery never got through");
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await delivered;
+      expect((await admin.webhooks.deadLetters({ subscriptionId: seeded.subscriptionId })).deadLetters[0]?.status).toBe("delivered");
       expect(listening.pushes).toHaveLength(1);
       expect(listening.pushes[0].headers["webhook-id"]).toBe(seeded.webhookId);
       expect(verifyWebhook(seeded.secret, listening.pushes[0].body, listening.pushes[0].headers)).toMatchObject({ type: "run.completed" });
