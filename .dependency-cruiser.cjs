@@ -48,7 +48,17 @@ const toolFloorRules = toolFloors.slice(0, -1).map((floor, index) => {
  * imported by `src/index.ts` alone). `portable/` stands beside the object:
  * it uses only the bottom floor, and only the routes use it.
  */
-const agentRecords = ["agent-config", "agent-record", "agent-lists", "agent-stub", "agent-lifecycle", "delegate-task", "notify-membership", "reflection/reflection-config"];
+const agentRecords = [
+  "agent-config",
+  "agent-config-aliases",
+  "agent-record",
+  "agent-lists",
+  "agent-stub",
+  "agent-lifecycle",
+  "delegate-task",
+  "notify-membership",
+  "reflection/reflection-config",
+];
 const agentStorage = ["agent-migrations", "agent-storage", "state-values", "inbox-event", "subagent-answer-deadline", "agent-scheduler", "next-alarm-at", "public-origin"];
 const agentFiles = (names) => `^src/agents/(${names.join("|")})\\.ts$`;
 
@@ -139,6 +149,13 @@ module.exports = {
       severity: "error",
       from: {},
       to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+    {
+      name: "mcp-face-wired-by-the-app",
+      comment: "src/mcp-face (the MCP server face) stands above the routes it reuses: only api/app.ts mounts it, nothing else imports it",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/mcp-face/", "^src/api/app\\.ts$"] },
+      to: { path: "^src/mcp-face/" },
     },
     below("agents", "api"),
     below("spaces", "api", "agents"),

@@ -286,7 +286,7 @@ async function whenReady(baseUrl, isRunning) {
         console.warn("[dev] scripts/seed-demo.mjs has no default export function; skipped.");
       } else {
         console.log("[dev] Seeding demo data (scripts/seed-demo.mjs)…");
-        await seed.default({ baseUrl, secretKey, stateDir, vars });
+        await seed.default({ baseUrl, secretKey, stateDir, vars, accounts: await startDemoAccounts() });
       }
     } catch (error) {
       console.warn(`[dev] Demo seeding failed (the server keeps running): ${error?.stack ?? error}`);
@@ -298,6 +298,25 @@ async function whenReady(baseUrl, isRunning) {
 }
 
 let stopWatching = () => undefined;
+
+/**
+ * The demo's account server and the MCP server that takes its tokens
+ * (scripts/demo-accounts.mjs), unless `SWITCHBOARD_DEMO_ACCOUNTS=off`.
+ * Undefined when left out or when they could not start (the demo goes on
+ * without its `notes` tools).
+ */
+async function startDemoAccounts() {
+  if (process.env.SWITCHBOARD_DEMO_ACCOUNTS === "off") return undefined;
+  try {
+    const { startDemoAccounts: start } = await import(pathToFileURL(join(root, "scripts", "demo-accounts.mjs")).href);
+    const accounts = await start();
+    console.log(`[dev] Demo notes (an MCP server whose tools act as the person) at ${accounts.notesUrl}, signing in at ${accounts.issuer}.`);
+    return accounts;
+  } catch (error) {
+    console.warn(`[dev] The demo's account server did not start (the demo goes on without it): ${error?.message ?? error}`);
+    return undefined;
+  }
+}
 
 // ------------------------------------------------------------- main
 

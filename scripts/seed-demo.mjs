@@ -46,6 +46,28 @@ export const demoTexts = {
 /** What the person says to be asked with the form again (a jump of the script back to its question). */
 export const formWord = "form";
 
+/** What the person says to have the agent use their Demo notes account (a jump to the turn that calls it). */
+export const notesWord = "notes";
+
+export const notesTexts = {
+  ask: "Let me look you up in Demo notes. Its tools act as you, so the card below asks you to connect your account first (any name and password will do on its sign-in page); I carry on the moment you have.",
+  done: "Done: the card shows what Demo notes says about you, with your own account. Say notes again and I use it straight away, no card.",
+};
+
+/** The demo agent's MCP server that acts as the person: Demo notes (scripts/demo-accounts.mjs), found at `notesUrl`. */
+export function demoNotesServer(notesUrl) {
+  return {
+    name: "notes",
+    url: notesUrl,
+    auth: {
+      type: "oauth",
+      owner: "person",
+      service: "Demo notes",
+      tools: [{ name: "whoami", description: "Says which Demo notes account the call acts for" }],
+    },
+  };
+}
+
 export const demoReplies = [
   "Hi again! I'm a scripted agent: my turns are written in my config, so I run with no model key and no internet.",
   "Everything you see here streamed: my text arrives as space.message.streaming deltas, then one persisted space.message.",
@@ -76,7 +98,7 @@ export function signToken(subject, secret, seconds = 7 * 24 * 3600) {
   return `${header}.${payload}.${signature}`;
 }
 
-export function demoAgentConfig(spaceId) {
+export function demoAgentConfig(spaceId, accounts = undefined) {
   // Every turn checks the time and notes the visit (the time and notes built-ins), then answers.
   const turn = (text) => ({
     toolCalls: [
@@ -108,17 +130,36 @@ export function demoAgentConfig(spaceId) {
           ],
         },
         ...demoReplies.map(turn),
+        ...(accounts
+          ? [
+              {
+                toolCalls: [
+                  { name: "enter_space", args: { spaceId } },
+                  { name: "send_message", args: { text: notesTexts.ask } },
+                  { name: "notes__whoami", args: {} },
+                ],
+              },
+              {
+                toolCalls: [
+                  { name: "send_message", args: { text: notesTexts.done } },
+                  { name: "skip", args: {} },
+                ],
+              },
+            ]
+          : []),
       ],
-      // Whenever the person says "form", the next cycle plays the question again (turn 1), then the thanks, then the script goes on.
-      jumps: [{ whenMessageSays: formWord, toTurn: 1 }],
+      // Whenever the person says "form", the next cycle plays the question again (turn 1), then the thanks, then the script goes on;
+      // "notes" plays the turn that uses their Demo notes account.
+      jumps: [{ whenMessageSays: formWord, toTurn: 1 }, ...(accounts ? [{ whenMessageSays: notesWord, toTurn: 3 + demoReplies.length }] : [])],
     },
     loop: { maxSteps: 4, toolChoice: "auto" },
     tools: [feedbackTool],
+    ...(accounts && { mcp: { servers: [demoNotesServer(accounts.notesUrl)] } }),
     builtins: ["spaces", "knowledge", "calls", "time", "notes"],
   };
 }
 
-export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultStateDir, vars = readDevVars() }) {
+export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultStateDir, vars = readDevVars(), accounts = undefined }) {
   const statePath = join(stateDir, "switchboard-demo.json");
   const headers = { "content-type": "application/json", "x-secret-key": secretKey };
   const api = async (method, path, body) => {
@@ -139,10 +180,13 @@ export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultS
       // A demo agent from an older version (scripted, without the feedback tool, or deaf to "form") gets today's script;
       // an agent someone switched to a real model is left alone.
       const config = agent.body.config;
-      const current = (config?.model?.jumps ?? []).some((jump) => jump.whenMessageSays === formWord) && (config?.tools ?? []).some((tool) => tool.name === feedbackTool.name);
-      if (config?.model?.provider === "scripted" && !current) {
-        const updated = await api("PUT", `/api/agents/${state.agentId}`, { config: demoAgentConfig(state.spaceId) });
-        if (updated.status === 200) console.log(`[demo] Updated the demo agent to the current script (say ${formWord} and it asks for feedback again).`);
+      // Demo notes listens on a new port at each start: the agent is pointed at this one.
+      const notesUrl = (config?.mcp?.servers ?? []).find((server) => server.name === "notes")?.url;
+      const scriptCurrent = (config?.model?.jumps ?? []).some((jump) => jump.whenMessageSays === formWord) && (config?.tools ?? []).some((tool) => tool.name === feedbackTool.name);
+      if (config?.model?.provider === "scripted" && (!scriptCurrent || notesUrl !== accounts?.notesUrl)) {
+        const updated = await api("PUT", `/api/agents/${state.agentId}`, { config: demoAgentConfig(state.spaceId, accounts) });
+        if (updated.status !== 200) console.warn(`[demo] Could not update the demo agent: ${updated.status} ${JSON.stringify(updated.body)}`);
+        else if (!scriptCurrent) console.log(`[demo] Updated the demo agent to the current script (say ${formWord} and it asks for feedback again).`);
       }
     }
   }
@@ -152,7 +196,7 @@ export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultS
     if (person.status !== 201) throw new Error(`creating the demo person: ${person.status} ${JSON.stringify(person.body)}`);
     const space = await api("POST", "/api/spaces", { name: "Demo space", memberIds: [person.body.id] });
     if (space.status !== 201) throw new Error(`creating the demo space: ${space.status} ${JSON.stringify(space.body)}`);
-    const agent = await api("POST", "/api/agents", { config: demoAgentConfig(space.body.id) });
+    const agent = await api("POST", "/api/agents", { config: demoAgentConfig(space.body.id, accounts) });
     if (agent.status !== 201) throw new Error(`creating the demo agent: ${agent.status} ${JSON.stringify(agent.body)}`);
     await api("POST", `/api/spaces/${space.body.id}/members`, { entityId: agent.body.entityId });
     // Wake the agent once so it greets the space.
@@ -176,7 +220,7 @@ export default async function seedDemo({ baseUrl, secretKey, stateDir = defaultS
 │ In another terminal (npx switchboard help for more):
 │   npx switchboard watch                 # the space live, as the page shows it
 │   npx switchboard say "Hello agent!"    # talk as the demo person
-│   npx switchboard answer                # calls waiting for an answer
+│   npx switchboard answer                # calls waiting for an answer${accounts ? "\n│   npx switchboard say notes            # the agent uses your Demo notes account (a card asks you to connect it)" : ""}
 │   npx switchboard runs                  # the demo agent's runs, with errors
 └`);
   }

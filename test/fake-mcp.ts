@@ -15,6 +15,12 @@
  * - `http://mcp.test/hang/<id>`: accepts and never answers (HTTP and SSE);
  *   `GET http://mcp.test/hang/<id>/methods` lists the methods it got.
  * - `http://mcp.test/down/<id>`: answers 500 to everything, counting requests.
+ * - `http://mcp.test/person/<id>`: takes bearer tokens (any but one with
+ *   `stale` in it; none is a 401 with its challenge), stateless, with the
+ *   tools `whoami` (answers the id and the token's last four characters)
+ *   and, for a token with `writer` in it, `write`. A token with `narrow` in
+ *   it gets `403 insufficient_scope` naming `notes:write`.
+ *   `GET http://mcp.test/person-seen/<id>` lists the bearer of every request.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -27,6 +33,7 @@ const seen = new Map<string, Seen>();
 const sessions = new Map<string, { id: string; transport: WebStandardStreamableHTTPServerTransport }>();
 const downRequests = new Map<string, number>();
 const hangMethods = new Map<string, string[]>();
+const personBearers = new Map<string, (string | null)[]>();
 
 /** A 1×1 red PNG. */
 export const redDotPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -142,6 +149,8 @@ export async function fakeMcp(request: Request, url: URL): Promise<Response | un
     return json(seenBy(id));
   }
   if (kind === "paged") return paged(request);
+  if (kind === "person" && id) return asPerson(request, id);
+  if (kind === "person-seen" && id) return json(personBearers.get(id) ?? []);
   if (kind === "hang") {
     if (id && action === "methods") return json(hangMethods.get(id) ?? []);
     if (id) hangMethods.set(id, [...(hangMethods.get(id) ?? []), request.method]);
@@ -158,4 +167,28 @@ export async function fakeMcp(request: Request, url: URL): Promise<Response | un
 /** How many requests `http://mcp.test/down/<id>` got (read without counting). */
 export function downRequestCount(id: string): number {
   return downRequests.get(id) ?? 0;
+}
+
+/** An MCP server that serves each request as the person whose bearer token it carries. */
+async function asPerson(request: Request, id: string): Promise<Response> {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1] ?? null;
+  personBearers.set(id, [...(personBearers.get(id) ?? []), bearer]);
+  if (bearer === null || bearer.includes("stale")) {
+    const challenge = `Bearer error="invalid_token", resource_metadata="http://mcp.test/.well-known/oauth-protected-resource/person/${id}"`;
+    return new Response(JSON.stringify({ error: "invalid_token" }), { status: 401, headers: { "content-type": "application/json", "www-authenticate": challenge } });
+  }
+  if (bearer.includes("narrow")) {
+    const challenge = 'Bearer error="insufficient_scope", scope="notes:read notes:write"';
+    return new Response(JSON.stringify({ error: "insufficient_scope" }), { status: 403, headers: { "content-type": "application/json", "www-authenticate": challenge } });
+  }
+  const server = new McpServer({ name: "person-mcp", version: "1.0.0" });
+  server.registerTool("whoami", { description: "Says whose token came" }, async () => ({
+    content: [{ type: "text", text: JSON.stringify({ id, tokenEnds: bearer.slice(-4) }) }],
+  }));
+  if (bearer.includes("writer")) {
+    server.registerTool("write", { description: "Writes a note", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `wrote ${text}` }] }));
+  }
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  return transport.handleRequest(request);
 }

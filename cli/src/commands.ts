@@ -64,6 +64,12 @@ export const commands: Record<string, Command> = {
       for (const { part, message } of pending) {
         const tool = tools.find((candidate) => candidate.name === part.toolName && candidate.agentEntityId === message.entityId);
         context.io.out(`${part.toolCallId}  ${part.toolName}(${part.args === undefined ? "" : JSON.stringify(part.args)})\n`);
+        if (part.account) {
+          context.io.out(
+            `    waits for ${part.account.entityId} to connect ${part.account.service}: switchboard accounts connect ${part.account.flowId} --as ${part.account.entityId}\n`,
+          );
+          continue;
+        }
         if (tool?.resultSchema) context.io.out(`    answer shaped like: ${JSON.stringify(tool.resultSchema)}\n`);
         context.io.out(`    switchboard answer ${part.toolCallId} '<json>'\n`);
       }
@@ -153,7 +159,8 @@ export const commands: Record<string, Command> = {
   async accounts(context, positionals) {
     const [action, connectionKey] = positionals;
     if (action === "revoke") return revokeAccount(context, connectionKey);
-    if (action !== undefined) throw new UsageError(`Unknown accounts command "${action}" (accounts, accounts revoke <KEY>)`);
+    if (action === "connect") return connectAccount(context, connectionKey);
+    if (action !== undefined) throw new UsageError(`Unknown accounts command "${action}" (accounts, accounts connect <FLOW_ID>, accounts revoke <KEY>)`);
     const entityId = await entityNamed(context, context.flags.entity);
     if (entityId && context.actingAs()) throw new UsageError(ownOnly("accounts"));
     const client = await context.client();
@@ -234,6 +241,26 @@ async function entityNamed(context: CommandContext, named: string | undefined): 
 
 /** `--as` with `--entity`: a person sees and revokes only their own, so naming anyone is the secret key's. */
 const ownOnly = (command: string) => `${command} --as ENTITY is that person's own: --entity is for the secret key (drop --as to act as the operator)`;
+
+/** `accounts connect <FLOW_ID> --as ENTITY`: the link that connects the account a card asks that person for, to open in their browser. */
+async function connectAccount(context: CommandContext, flowId: string | undefined): Promise<void> {
+  if (!flowId) throw new UsageError("accounts connect needs the flow id the card names: switchboard accounts connect flw_… --as ent_…");
+  const actingAs = context.actingAs();
+  if (!actingAs) throw new UsageError("accounts connect is the person's own: add --as ENTITY (the person the card asks)");
+  const client = await context.client();
+  let link: { startUrl: string; service: string; scopes: string[]; expiresAt: string };
+  try {
+    link = await client.accounts.connectLink(flowId);
+  } catch (error) {
+    if (!(error instanceof SwitchboardError) || error.code !== "not_found") throw error;
+    throw new SetupError(
+      `not_found: ${error.message}\n  The card may be for someone else, or its wait is over: see the calls waiting with \`switchboard answer --as ${actingAs}\`.`,
+    );
+  }
+  if (context.flags.json) return context.json(link);
+  const scopes = link.scopes.length > 0 ? ` (${link.scopes.join(" ")})` : "";
+  context.io.out(`Open this link in your browser to connect ${link.service}${scopes}; it works once, until ${link.expiresAt}:\n${link.startUrl}\n`);
+}
 
 /** `accounts revoke <KEY>`: a person's own (`--as`), or anyone's with the secret key, named with `--entity`. */
 async function revokeAccount(context: CommandContext, connectionKey: string | undefined): Promise<void> {

@@ -50,14 +50,18 @@ export class EventPrinter {
   }
 
   #card(part: ToolCallPart, who: string): void {
-    const previous = this.#lastStatus.get(part.toolCallId);
-    if (previous === part.status) return;
-    this.#lastStatus.set(part.toolCallId, part.status);
+    // A card that starts asking for an account keeps its status: the request is news too.
+    const shown = `${part.status}${part.account ? ` ${part.account.flowId}` : ""}`;
+    if (this.#lastStatus.get(part.toolCallId) === shown) return;
+    this.#lastStatus.set(part.toolCallId, shown);
     const status = part.status === "complete" ? green(part.status, this.colors) : part.status === "error" ? red(part.status, this.colors) : yellow(part.status, this.colors);
     const args = part.args === undefined ? "" : brief(part.args);
     const ui = part.customUI ? dim(` [${part.customUI}]`, this.colors) : "";
     let text = `${cyan("⚙", this.colors)} ${who}: ${bold(part.toolName, this.colors)}(${args}) ${status}${ui}`;
-    if (part.status === "requires_action") text += dim(`\n    answer: switchboard answer ${part.toolCallId} '<json>'`, this.colors);
+    if (part.status === "requires_action" && part.account) {
+      const { entityId, service, flowId } = part.account;
+      text += dim(`\n    waits for ${this.nameOf(entityId)} to connect ${service}: switchboard accounts connect ${flowId} --as ${entityId}`, this.colors);
+    } else if (part.status === "requires_action") text += dim(`\n    answer: switchboard answer ${part.toolCallId} '<json>'`, this.colors);
     if ((part.status === "complete" || part.status === "error") && part.result !== undefined) text += ` → ${brief(part.result)}`;
     this.#line(text);
   }

@@ -293,6 +293,14 @@ export class Switchboard {
       if (entityId !== undefined) throw new TypeError("accounts.revoke: entityId needs the secret key; a person revokes only their own connections");
       return this.#call("DELETE /api/me/connections/…", () => this.raw.DELETE("/api/me/connections/{id}", { params: { path: { id: connectionKey } } }));
     },
+    /**
+     * The link that connects the account a card asks for (`part.account.flowId`): open it in the person's browser.
+     * Only the person the card is for gets one (a member JWT); each call gives a new link and the one before stops working.
+     */
+    connectLink: async (flowId: string) => {
+      if (this.#options.secretKey) throw new TypeError("accounts.connectLink: a connect link is the person's own; use a client with their token");
+      return this.#call("GET /api/me/connections/flows/…", () => this.raw.GET("/api/me/connections/flows/{flowId}", { params: { path: { flowId } } }));
+    },
   };
 
   // ---------------------------------------------------------------- runs and results

@@ -16,7 +16,7 @@
  * - a flow lives 15 minutes; an expired one is refused, and deleted when it
  *   is looked at and whenever a flow is created.
  */
-import { and, eq, gt, isNotNull, lte } from "drizzle-orm";
+import { and, desc, eq, gt, isNotNull, lte } from "drizzle-orm";
 import { z } from "zod";
 import { bytesToBase64Url } from "../base64";
 import type { Database } from "../db/client";
@@ -129,6 +129,32 @@ export class FlowStore {
       throw new Error(`Could not store an OAuth flow: ${cause}`);
     }
     return { ok: true, flowId: id, startToken, expiresAt };
+  }
+
+  /**
+   * A flow begun for the same person and connection and still open (nobody
+   * has opened its link yet, or it is not past its expiry), made to last
+   * until at least `until`: a second call that needs the same account waits
+   * on it instead of beginning another. Undefined when there is none.
+   */
+  async adoptOpen(entityId: string, connectionKey: string, until: number, now = Date.now()): Promise<{ flowId: string; expiresAt: string; scopes: string[] } | undefined> {
+    const current = await this.database
+      .select({ id: oauthFlows.id, expiresAt: oauthFlows.expiresAt, scopes: oauthFlows.scopes })
+      .from(oauthFlows)
+      .where(and(eq(oauthFlows.entityId, entityId), eq(oauthFlows.connectionKey, connectionKey), gt(oauthFlows.expiresAt, new Date(now).toISOString())))
+      .orderBy(desc(oauthFlows.expiresAt))
+      .get();
+    if (current === undefined) return undefined;
+    const wanted = new Date(until).toISOString();
+    if (current.expiresAt >= wanted) return { flowId: current.id, expiresAt: current.expiresAt, scopes: splitScopes(current.scopes) };
+    // Extended only while it is still there and open: a flow completed in between is not brought back.
+    const extended = await this.database
+      .update(oauthFlows)
+      .set({ expiresAt: wanted })
+      .where(and(eq(oauthFlows.id, current.id), gt(oauthFlows.expiresAt, new Date(now).toISOString())))
+      .returning({ id: oauthFlows.id })
+      .get();
+    return extended === undefined ? undefined : { flowId: current.id, expiresAt: wanted, scopes: splitScopes(current.scopes) };
   }
 
   /**
@@ -267,6 +293,8 @@ export class FlowStore {
     return { ok: true, value: secrets.data };
   }
 }
+
+const splitScopes = (text: string) => text.split(" ").filter((scope) => scope !== "");
 
 function jsonValue(text: string): unknown {
   const parsed = parseJsonSafely(text);

@@ -18,9 +18,10 @@ import {
   QueueName,
   ToolConfig,
 } from "../tools";
+import { normalizeAgentConfig } from "./agent-config-aliases";
 import { ReflectionConfig } from "./reflection/reflection-config";
 
-export const AgentConfig = z
+const AgentConfigFields = z
   .object({
     version: z.literal("1.0").default("1.0"),
     agent: z
@@ -107,6 +108,20 @@ export const AgentConfig = z
     // The built-in catalogue: groups, denied tools, file folders, the image model.
     ...builtinConfigFields,
     reflection: ReflectionConfig.optional(),
+    /**
+     * The earlier design's choice of how a run's answer streams. Only its one value is taken, and kept as
+     * given: the gateway's streams are its own events (the space and agent streams), whatever is set here.
+     */
+    runtime: z
+      .object({
+        response: z
+          .object({ type: z.literal("ui-message-stream") })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional()
+      .openapi({ description: 'Accepted as the earlier design writes it ({"response": {"type": "ui-message-stream"}}) and kept; streaming is always the gateway\'s own events' }),
   })
   .strict()
   .superRefine((config, context) => {
@@ -147,7 +162,9 @@ export const AgentConfig = z
     });
     // Provider names, queues, and tool names that collide (docs/tools.md, "One naming rule").
     for (const problem of checkProviderNames(config)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
-  })
-  .openapi("AgentConfig");
+  });
 
-export type AgentConfig = z.infer<typeof AgentConfig>;
+/** The config, with the orchestrator's forms accepted under their names and stored under the ones here (`agent-config-aliases.ts`). */
+export const AgentConfig = z.preprocess(normalizeAgentConfig, AgentConfigFields).openapi("AgentConfig");
+
+export type AgentConfig = z.infer<typeof AgentConfigFields>;

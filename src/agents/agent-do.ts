@@ -30,6 +30,9 @@ import {
   ResponseCache,
   resultSchemaProblem,
   resumeGatewayAsPerson,
+  resumeMcpAsPerson,
+  resumeOpenApiAsPerson,
+  openApiProvidersOf,
   type ToolOutcome,
   ToolQueues,
   type ToolRuntime,
@@ -219,11 +222,23 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (agent === undefined) return { resumed: false };
     const { limits } = agent.config;
     const resumed = await this.#owner.settleWith(toolCallId, (call) =>
-      resumeGatewayAsPerson(this.env, agent.config.tools, call, {
-        toolTimeoutMs: limits.toolTimeout,
-        maxResponseBytes: limits.toolOutputMaxBytes ?? limits.toolResponseMaxBytes,
-        gatewayOrigin: this.#origin.get(),
-      }),
+      call.executionType === "mcp"
+        ? resumeMcpAsPerson(this.env, this.#mcp, agent.config.mcp?.servers ?? [], call, {
+            toolTimeoutMs: limits.toolTimeout,
+            gatewayOrigin: this.#origin.get(),
+            media: false,
+          })
+        : call.executionType === "openapi"
+          ? resumeOpenApiAsPerson(this.env, openApiProvidersOf(agent.config), call, {
+              toolTimeoutMs: limits.toolTimeout,
+              maxResponseBytes: limits.toolOutputMaxBytes ?? limits.toolResponseMaxBytes,
+              gatewayOrigin: this.#origin.get(),
+            })
+          : resumeGatewayAsPerson(this.env, agent.config.tools, call, {
+              toolTimeoutMs: limits.toolTimeout,
+              maxResponseBytes: limits.toolOutputMaxBytes ?? limits.toolResponseMaxBytes,
+              gatewayOrigin: this.#origin.get(),
+            }),
     );
     if (resumed) this.#publish("tool.result.received", { toolCallId });
     await this.#scheduler.schedule();

@@ -174,7 +174,9 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
   };
 
   // Sessions of servers that left the config, or sat idle, end (without holding the cycle up).
-  void host.toolRuntime.kept.mcp.sweep(new Set((agent.config.mcp?.servers ?? []).map((server) => server.name))).catch((error: unknown) => console.error("MCP sweep failed", error));
+  void host.toolRuntime.kept.mcp
+    .sweep(new Set((agent.config.mcp?.servers ?? []).filter((server) => server.enabled !== false).map((server) => server.name)))
+    .catch((error: unknown) => console.error("MCP sweep failed", error));
   // Built-ins win a name clash, then the agent's own tools, then its providers and MCP servers in config order.
   // A reflection pass has the built-ins alone (and of those, the notes tools).
   const assembled = await assembleTools(context, reflection ? [builtinProvider()] : providersOf(agent.config));

@@ -113,7 +113,8 @@ export class PendingCallOwner implements PendingCallPort {
   /**
    * A result (or a reported failure) for a call; the route already checked
    * who may answer. D1 keeps what the model sees: the value, or `{error}`.
-   * `answerer`: the entity that answered with a token (its card says so).
+   * `answerer`: the entity that answered with a token (its card says so);
+   * who executed the call, when the answer says (`outcome.meta.executedBy`), goes on the card too.
    */
   submit(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, answerer?: string): Promise<SubmitAnswer> {
     const result = outcomeResult(outcome);
@@ -133,7 +134,8 @@ export class PendingCallOwner implements PendingCallPort {
         this.#disarmReconcile(call.toolCallId);
         return answerFor(await this.#current(call.toolCallId), result);
       }
-      await this.#finish(won, outcome, undefined, answerer ? { answerer } : {});
+      const executedBy = outcome.meta?.executedBy;
+      await this.#finish(won, outcome, undefined, { ...(answerer && { answerer }), ...(executedBy && { executedBy }) });
       return { kind: "accepted" };
     });
   }

@@ -72,6 +72,33 @@ async function requireAgent(env: AppEnv, agentId: string) {
   return agent;
 }
 
+/**
+ * A run as `GET /api/runs/:runId` shows it (the MCP face's `get_run` too):
+ * the record, its tool statistics, and the calls that still wait for an
+ * answer, each with a callback URL a service can answer with one POST.
+ */
+export async function runRecord(env: AppEnv, requestOrigin: string, runId: string) {
+  const database = getDatabase(env.DB);
+  const run = await getRun(database, runId);
+  if (!run) return undefined;
+  const open = await database
+    .select()
+    .from(pendingToolCalls)
+    .where(and(eq(pendingToolCalls.runId, runId), inArray(pendingToolCalls.status, ["waiting", "pending"])));
+  const origin = (typeof env.PUBLIC_URL === "string" && env.PUBLIC_URL) || requestOrigin;
+  const pendingCalls = await Promise.all(
+    open.map(async (call) => ({
+      toolCallId: call.toolCallId,
+      kind: call.kind,
+      toolName: call.toolName,
+      status: call.status,
+      expiresAt: call.expiresAt,
+      callbackUrl: await callbackUrl(env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt),
+    })),
+  );
+  return { ...withToolStats(run), pendingCalls };
+}
+
 const listRoute = <Q extends z.ZodObject>(path: string, name: string, schema: z.ZodType, query: Q) =>
   createRoute({
     method: "get",
@@ -96,26 +123,9 @@ export const agentActivityRoutes = createRouter()
     }),
     async (c) => {
       const { runId } = c.req.valid("param");
-      const database = getDatabase(c.env.DB);
-      const run = await getRun(database, runId);
-      if (!run) throw notFound("Run", runId);
-      // The run's calls that still wait for an answer, each with a callback URL a service can answer with one POST.
-      const open = await database
-        .select()
-        .from(pendingToolCalls)
-        .where(and(eq(pendingToolCalls.runId, runId), inArray(pendingToolCalls.status, ["waiting", "pending"])));
-      const origin = (typeof c.env.PUBLIC_URL === "string" && c.env.PUBLIC_URL) || new URL(c.req.url).origin;
-      const pendingCalls = await Promise.all(
-        open.map(async (call) => ({
-          toolCallId: call.toolCallId,
-          kind: call.kind,
-          toolName: call.toolName,
-          status: call.status,
-          expiresAt: call.expiresAt,
-          callbackUrl: await callbackUrl(c.env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt),
-        })),
-      );
-      return c.json({ ...withToolStats(run), pendingCalls }, 200);
+      const record = await runRecord(c.env, new URL(c.req.url).origin, runId);
+      if (!record) throw notFound("Run", runId);
+      return c.json(record, 200);
     },
   )
   .openapi(listRoute("/api/agents/{agentId}/runs", "runs", Run, z.object({ limit: queryInteger("limit", 1, 200) })), async (c) => {

@@ -9,14 +9,15 @@ import { agentStub } from "../agents/agent-stub";
 import { canonicalJson } from "../canonical-json";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
-import { getPendingCall, outcomeResult, type PendingCall, type SubmitAnswer } from "../tools";
+import { type ExecutedBy, getPendingCall, outcomeResult, type PendingCall, type SubmitAnswer } from "../tools";
 import type { ApiContext, ApiEnv } from "./context";
 
-export type Submission = { type: "ok"; value: unknown } | { type: "error"; message: string };
+export type Submission = { type: "ok"; value: unknown; meta?: { executedBy: ExecutedBy } } | { type: "error"; message: string; meta?: { executedBy: ExecutedBy } };
 
-/** A body's `result` or `error`, as the outcome it submits. */
-export function submissionOf(body: { result?: unknown; error?: string }): Submission {
-  return body.error !== undefined ? { type: "error", message: body.error } : { type: "ok", value: body.result === undefined ? null : body.result };
+/** A body's `result` or `error`, as the outcome it submits; who executed the call rides beside it (the card records it). */
+export function submissionOf(body: { result?: unknown; error?: string }, executedBy?: ExecutedBy): Submission {
+  const meta = executedBy && { meta: { executedBy } };
+  return body.error !== undefined ? { type: "error", message: body.error, ...meta } : { type: "ok", value: body.result === undefined ? null : body.result, ...meta };
 }
 
 export async function answerPendingCall<Env extends ApiEnv>(c: ApiContext<Env>, call: PendingCall, submission: Submission) {

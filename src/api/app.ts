@@ -35,6 +35,7 @@ import { statsRoutes } from "./stats";
 import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
 import { toolStatsRoutes } from "./tool-stats";
+import { mcpRoutes } from "../mcp-face/mcp-routes";
 
 export function createApp() {
   const app = createRouter();
@@ -56,6 +57,7 @@ export function createApp() {
     "/api/spaces/:spaceId/messages",
     "/api/agents/:agentId/inbox",
     "/api/runs/:runId/tool-results",
+    "/api/spaces/:spaceId/tool-results",
     "/api/webhooks",
     // Delivering a result again is the one operator action that is not naturally idempotent.
     "/api/pending-tool-calls/:callId/redeliver",
@@ -87,6 +89,8 @@ export function createApp() {
   app.route("/", accountRoutes);
   // Outside /api: browsers and authorization servers, no gateway credentials (each route is its own).
   app.route("/", oauthRoutes);
+  // Outside /api: the MCP server face, JSON-RPC over Streamable HTTP (its own authentication; not in the OpenAPI document).
+  app.route("/", mcpRoutes);
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);

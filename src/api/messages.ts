@@ -11,8 +11,8 @@ import { ApiError, forbidden, notFound } from "../errors";
 import { fullMessage, maxMentions, maxMessageChars, Message, redactMessage } from "../protocol/message";
 import { spaceStub } from "../spaces/space-stub";
 import { requireSpaceAccess } from "./authorize";
-import { createRouter, newId } from "./context";
-import { routeAccess } from "./route-access";
+import { type ApiContext, type ApiEnv, createRouter, newId } from "./context";
+import { type EntityCaller, routeAccess, type SecretCaller } from "./route-access";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
 
 const SendMessage = z
@@ -31,6 +31,45 @@ const ListQuery = z.object({
   limit: queryInteger("limit", 1, 200),
 });
 
+/**
+ * A message posted by the caller, as the route posts it (the MCP face's
+ * `send_message` and `ask_agent` too): the secret key names the speaker, a
+ * token speaks as its own entity; the space object checks the speaker and
+ * the mentions, posts, and wakes the agents. Answers the message as the
+ * caller may see it.
+ */
+export async function postAsCaller<Env extends ApiEnv>(
+  c: ApiContext<Env>,
+  principal: SecretCaller | EntityCaller,
+  spaceId: string,
+  input: { text: string; entityId?: string; mentions?: string[] },
+): Promise<Message> {
+  const database = getDatabase(c.env.DB);
+  let speakerId: string;
+  if (principal.kind === "secret") {
+    if (!input.entityId) throw new ApiError(400, "validation_error", "entityId: Required when sending with the secret key");
+    speakerId = await resolveEntityId(database, input.entityId);
+  } else {
+    if (input.entityId !== undefined && (await resolveEntityId(database, input.entityId)) !== principal.entityId) {
+      throw forbidden("A token may only send messages as its own entity");
+    }
+    speakerId = principal.entityId;
+  }
+  const mentions = [...new Set(await resolveEntityIds(database, input.mentions ?? []))];
+  const posted = await spaceStub(c.env, spaceId).postChatMessage({
+    // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
+    ...(c.get("idempotency") && { id: newId(c, "msg") }),
+    speakerId,
+    principal: principal.kind === "secret" ? "secret" : "member",
+    text: input.text,
+    mentions,
+    hop: c.get("hop"),
+    origin: new URL(c.req.url).origin,
+  });
+  if (!posted.ok) throw new ApiError(posted.status, posted.code, posted.message);
+  return principal.kind === "secret" ? posted.message : redactMessage(posted.message);
+}
+
 export const messageRoutes = createRouter()
   .openapi(
     createRoute({
@@ -43,33 +82,7 @@ export const messageRoutes = createRouter()
     }),
     async (c) => {
       const { spaceId } = c.req.valid("param");
-      const input = c.req.valid("json");
-      const principal = c.get("caller");
-      const database = getDatabase(c.env.DB);
-      let speakerId: string;
-      if (principal.kind === "secret") {
-        if (!input.entityId) throw new ApiError(400, "validation_error", "entityId: Required when sending with the secret key");
-        speakerId = await resolveEntityId(database, input.entityId);
-      } else {
-        if (input.entityId !== undefined && (await resolveEntityId(database, input.entityId)) !== principal.entityId) {
-          throw forbidden("A token may only send messages as its own entity");
-        }
-        speakerId = principal.entityId;
-      }
-      const mentions = [...new Set(await resolveEntityIds(database, input.mentions ?? []))];
-      // The space object knows its members: it checks the speaker and the mentions, posts, and wakes the agents.
-      const posted = await spaceStub(c.env, spaceId).postChatMessage({
-        // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
-        ...(c.get("idempotency") && { id: newId(c, "msg") }),
-        speakerId,
-        principal: principal.kind === "secret" ? "secret" : "member",
-        text: input.text,
-        mentions,
-        hop: c.get("hop"),
-        origin: new URL(c.req.url).origin,
-      });
-      if (!posted.ok) throw new ApiError(posted.status, posted.code, posted.message);
-      return c.json(principal.kind === "secret" ? posted.message : redactMessage(posted.message), 201);
+      return c.json(await postAsCaller(c, c.get("caller"), spaceId, c.req.valid("json")), 201);
     },
   )
   .openapi(

@@ -35,6 +35,7 @@ import { getDatabase } from "../db/client";
 import type { AppEnv } from "../env";
 import { type ErrorCode, errorEnvelope } from "../errors";
 import { urlPolicyOf } from "../security/url-policy";
+import { callsWaitingForAccount } from "../tools";
 import { createRouter } from "./context";
 import { routeAccess } from "./route-access";
 import { ErrorResponse, jsonContent } from "./schemas";
@@ -183,14 +184,27 @@ async function stores(env: AppEnv): Promise<{ flows: FlowStore; connections: Con
   return { flows: new FlowStore(database, cipher), connections: new ConnectionStore(database, cipher) };
 }
 
-/** Tells the agent whose call waited for the flow that the account is connected; the account stays connected whatever happens to the call. */
-async function resumeWaitingCall(env: AppEnv, waiting: FlowWaiter, origin: string): Promise<void> {
-  try {
-    await agentStub(env, waiting.agentId).resumeAccountCall(waiting.toolCallId, origin);
-  } catch (error) {
-    // The call then ends at its deadline (the person sees the account connected, and can ask again).
-    console.error("could not resume the call that waited for an account", waiting.toolCallId, error);
-  }
+/**
+ * Tells the agents whose calls waited for this account that it is connected:
+ * the flow's own call, and every other call still waiting for the same
+ * person and connection (a second call that needed it waited on this flow).
+ * Each agent resumes a call once, under its lock. The account stays
+ * connected whatever happens to the calls.
+ */
+async function resumeWaitingCalls(env: AppEnv, flow: { waiting?: FlowWaiter; entityId: string; connectionKey: string }, origin: string): Promise<void> {
+  const waiting = new Map<string, FlowWaiter>();
+  if (flow.waiting !== undefined) waiting.set(flow.waiting.toolCallId, flow.waiting);
+  for (const call of await callsWaitingForAccount(getDatabase(env.DB), flow.entityId, flow.connectionKey)) waiting.set(call.toolCallId, call);
+  await Promise.all(
+    [...waiting.values()].map(async (call) => {
+      try {
+        await agentStub(env, call.agentId).resumeAccountCall(call.toolCallId, origin);
+      } catch (error) {
+        // The call then ends at its deadline (the person sees the account connected, and can ask again).
+        console.error("could not resume a call that waited for an account", call.toolCallId, error);
+      }
+    }),
+  );
 }
 
 /** The stores, or the refusal a gateway without a usable `ACCOUNTS_KEYS` gives (named, never its value). */
@@ -341,8 +355,8 @@ export const oauthRoutes = createRouter()
       const identity = { entityId: stored.entityId, connectionKey: stored.connectionKey };
       const saved = await connections.save(identity, finished.value, { issuer: stored.flow.server.issuer ?? null, clientId: stored.flow.registration.clientId });
       if (!saved.ok) return refusal(c, 404, "not_found", "The person this sign-in was for no longer exists");
-      // A tool call waited for this account: its agent sends the request now, once (this callback alone took the flow).
-      if (stored.waiting !== undefined) await resumeWaitingCall(c.env, stored.waiting, publicOrigin(c.env, c.req.url));
+      // Tool calls waited for this account: their agents send the requests now, once each (this callback alone took the flow).
+      await resumeWaitingCalls(c.env, stored, publicOrigin(c.env, c.req.url));
 
       if (wantsJson(c)) return c.json({ connected: true as const, ...identity }, 200, pageHeaders);
       const service = stored.serviceName ?? stored.connectionKey;

@@ -32,6 +32,7 @@ export const operationNames: Record<string, OperationName> = {
   "get /api/agents/{agentId}/stream": { operationId: "streamAgentEvents", summary: "Stream an agent's own events" },
   "get /api/runs/{runId}": { operationId: "getRun", summary: "Get a run (one cycle)" },
   "post /api/runs/{runId}/tool-results": { operationId: "submitToolResult", summary: "Answer a pending tool call" },
+  "post /api/spaces/{spaceId}/tool-results": { operationId: "submitSpaceToolResult", summary: "Answer a pending tool call shown in a space" },
   "get /api/spaces": { operationId: "listSpaces", summary: "List spaces" },
   "post /api/spaces": { operationId: "createSpace", summary: "Create a space" },
   "get /api/spaces/{spaceId}": { operationId: "getSpace", summary: "Get a space and its member ids" },

@@ -129,12 +129,14 @@ export const pendingToolCalls = sqliteTable(
     initiatorEntityId: text("initiator_entity_id"),
     /** Set when an unanswered card was moved on (`onTimeout: "escalate"`); it moves once. */
     escalatedAt: text("escalated_at"),
+    /** The connection a call that acts as a person waits for (an MCP server's URL, a tool's origin): connected, every such call goes on. */
+    accountKey: text("account_key"),
     expiresAt: text("expires_at"),
     createdAt: createdAt(),
     updatedAt: text("updated_at").notNull(),
     resolvedAt: text("resolved_at"),
   },
-  (table) => [index("pending_tool_calls_agent_idx").on(table.agentId, table.status)],
+  (table) => [index("pending_tool_calls_agent_idx").on(table.agentId, table.status), index("pending_tool_calls_account_idx").on(table.accountKey, table.initiatorEntityId)],
 );
 
 export const goals = sqliteTable(

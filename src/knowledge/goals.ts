@@ -4,7 +4,7 @@
  * (`setGoals`, `getGoals`), so the rule lives once.
  */
 import { z } from "@hono/zod-openapi";
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { goals } from "../db/schema";
 import { chunked } from "../db/chunked";
 import { createId } from "../ids";
@@ -26,8 +26,17 @@ export const SetGoalsInput = z
       .array(z.object({ id: z.string().optional().describe("Give the id of an existing goal to update it; omit to create a new goal"), ...GoalFields.shape }).strict())
       .min(1)
       .max(50),
+    clearExisting: z.boolean().optional().describe("Remove every existing goal before setting these (default false); no goal may then give an id"),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    // Clearing first would leave nothing to update: an id there is a mistake the model can correct.
+    if (input.clearExisting) {
+      input.goals.forEach((goal, index) => {
+        if (goal.id !== undefined) context.addIssue({ code: "custom", path: ["goals", index, "id"], message: "clearExisting removes every goal first: give no ids with it" });
+      });
+    }
+  });
 
 export const DeleteGoalsInput = z.object({ ids: z.array(z.string()).min(1).max(100) }).strict();
 
@@ -48,10 +57,16 @@ export async function listGoals(context: KnowledgeContext): Promise<Goal[]> {
     .orderBy(desc(goals.priority), asc(goals.createdAt));
 }
 
-export async function setGoals(context: KnowledgeContext, input: z.infer<typeof SetGoalsInput>): Promise<{ goals: Goal[] }> {
+/** What one goal of a set_goals call did: created, updated, or named an id this agent has no goal with (nothing changed for it). */
+export type GoalChange = { action: "created" | "updated" | "not_found"; id: string; description: string };
+
+export type SetGoalsResult = { goals: Goal[]; goalsModified: GoalChange[] };
+
+export async function setGoals(context: KnowledgeContext, input: z.infer<typeof SetGoalsInput>): Promise<SetGoalsResult> {
   const { database, agentId } = context;
   const now = new Date().toISOString();
-  const statements = input.goals.map((goal) =>
+  const changed = (action: GoalChange["action"]) => ({ id: goals.id, description: goals.description, action: sql<GoalChange["action"]>`${action}` });
+  const writes = input.goals.map((goal) =>
     goal.id
       ? database
           .update(goals)
@@ -63,19 +78,30 @@ export async function setGoals(context: KnowledgeContext, input: z.infer<typeof 
             updatedAt: now,
           })
           .where(and(eq(goals.id, goal.id), eq(goals.agentId, agentId)))
-      : database.insert(goals).values({
-          id: createId("goal"),
-          agentId,
-          description: goal.description,
-          priority: goal.priority ?? 0,
-          isLongTerm: goal.isLongTerm ?? false,
-          isCompleted: goal.isCompleted ?? false,
-          updatedAt: now,
-        }),
+          .returning(changed("updated"))
+      : database
+          .insert(goals)
+          .values({
+            id: createId("goal"),
+            agentId,
+            description: goal.description,
+            priority: goal.priority ?? 0,
+            isLongTerm: goal.isLongTerm ?? false,
+            isCompleted: goal.isCompleted ?? false,
+            updatedAt: now,
+          })
+          .returning(changed("created")),
   );
-  const [first, ...rest] = statements;
-  await database.batch([first, ...rest]);
-  return { goals: await listGoals(context) };
+  // Clearing and setting are one batch: either every goal is replaced or nothing changed.
+  const [first, ...rest] = writes;
+  const results = input.clearExisting
+    ? (await database.batch([database.delete(goals).where(eq(goals.agentId, agentId)), first, ...rest])).slice(1)
+    : await database.batch([first, ...rest]);
+  const goalsModified = input.goals.map((goal, index): GoalChange => {
+    const written = results[index];
+    return (Array.isArray(written) ? written[0] : undefined) ?? { action: "not_found", id: goal.id ?? "", description: goal.description };
+  });
+  return { goals: await listGoals(context), goalsModified };
 }
 
 export async function deleteGoals(context: KnowledgeContext, input: z.infer<typeof DeleteGoalsInput>): Promise<{ deleted: number }> {

@@ -6,7 +6,7 @@
  * made from this list, so they cannot drift apart.
  */
 import { z } from "zod";
-import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, setGoals } from "./goals";
+import { DeleteGoalsInput, deleteGoals, listGoals, SetGoalsInput, type SetGoalsResult, setGoals } from "./goals";
 import type { KnowledgeContext } from "./knowledge-context";
 import { DeleteMemoriesInput, deleteMemories, listMemories, SetMemoriesInput, setMemories } from "./memories";
 import { DeletePlansInput, deletePlans, listPlans, SetPlansInput, setPlans } from "./plans";
@@ -20,6 +20,8 @@ export type KnowledgeAction = {
   /** Changes what the agent's prompt shows (the agent object drops its cache). */
   writes: boolean;
   run(knowledge: KnowledgeContext, input: never): Promise<unknown>;
+  /** The prebuilt tool's handler, when its answer is not the built-in's (`setGoals` answers in the earlier design's shape too). */
+  runPrebuilt?(knowledge: KnowledgeContext, input: never): Promise<unknown>;
 };
 
 const Empty = z.object({}).strict();
@@ -36,7 +38,10 @@ function action<S extends z.ZodType>(
 }
 
 export const knowledgeActions: KnowledgeAction[] = [
-  action("set_goals", "setGoals", "Create or update your goals (give an id to update one).", SetGoalsInput, true, setGoals),
+  {
+    ...action("set_goals", "setGoals", "Create or update your goals (give an id to update one; clearExisting replaces them all).", SetGoalsInput, true, setGoals),
+    runPrebuilt: async (knowledge: KnowledgeContext, input: z.infer<typeof SetGoalsInput>) => setGoalsAnswer(await setGoals(knowledge, input)),
+  },
   action("delete_goals", "deleteGoals", "Delete goals by id.", DeleteGoalsInput, true, deleteGoals),
   action("get_goals", "getGoals", "Read your goals.", Empty, false, async (knowledge) => ({ goals: await listGoals(knowledge) })),
   action("set_memories", "setMemories", "Remember things as key → value (an existing key is replaced).", SetMemoriesInput, true, setMemories),
@@ -54,10 +59,21 @@ export const knowledgeActions: KnowledgeAction[] = [
   action("get_plans", "getPlans", "Read your plans and when they run next.", Empty, false, async (knowledge) => ({ plans: await listPlans(knowledge) })),
 ];
 
+/** The prebuilt `setGoals` answer: today's `goals`, and beside it the earlier design's shape (what changed, every goal, how many). */
+function setGoalsAnswer(value: SetGoalsResult) {
+  return { success: true, goalsModified: value.goalsModified, currentGoals: value.goals, totalGoals: value.goals.length, goals: value.goals };
+}
+
 /** Runs an action on input its schema accepted: a storage failure becomes data (logged, never shown raw). */
-export async function runKnowledgeAction(context: KnowledgeAccess, entry: KnowledgeAction, input: unknown): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+export async function runKnowledgeAction(
+  context: KnowledgeAccess,
+  entry: KnowledgeAction,
+  input: unknown,
+  as: "builtin" | "prebuilt" = "builtin",
+): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
   try {
-    return { ok: true, value: await entry.run(context.knowledge, input as never) };
+    const run = as === "prebuilt" && entry.runPrebuilt ? entry.runPrebuilt : entry.run;
+    return { ok: true, value: await run(context.knowledge, input as never) };
   } catch (error) {
     console.error("knowledge action failed", entry.builtin, error);
     return { ok: false, error: "Could not save that right now; try again" };

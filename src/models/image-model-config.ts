@@ -19,7 +19,28 @@ export const defaultImageModels: Record<(typeof imageProviders)[number], string>
 
 export const ImageSize = z.string().regex(/^\d{2,5}x\d{2,5}$/, "A size such as 1024x1024");
 
-export const ImageModelConfig = z
+/**
+ * The earlier design's form, rewritten before the config is checked and
+ * stored as it is here: `provider: "dall-e"` is OpenAI's images API with the
+ * `dall-e-3` model (unless `model` names another), and a top-level `quality`
+ * is passed to the provider like any of its options (`providerOptions.quality`).
+ */
+export function normalizeImageModel(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const { quality, ...config } = raw;
+  const named = config.provider === "dall-e" ? { ...config, provider: "openai", model: config.model ?? "dall-e-3" } : config;
+  if (quality === undefined) return named;
+  const options = named.providerOptions;
+  if (options === undefined) return { ...named, providerOptions: { quality } };
+  // A quality given twice, or beside options that are not an object, is left as written for the check to refuse.
+  return isRecord(options) && !("quality" in options) ? { ...named, providerOptions: { ...options, quality } } : { ...named, quality };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const ImageModelFields = z
   .object({
     provider: z.enum(imageProviders),
     model: z.string().min(1).max(200).optional(),
@@ -35,10 +56,11 @@ export const ImageModelConfig = z
     /** Passed to the provider as its provider options (e.g. `{"quality": "hd"}`). */
     providerOptions: z.record(z.string().max(64), z.union([z.string().max(1000), z.number(), z.boolean()])).optional(),
   })
-  .strict()
-  .openapi("ImageModelConfig");
+  .strict();
 
-export type ImageModelConfig = z.infer<typeof ImageModelConfig>;
+export const ImageModelConfig = z.preprocess(normalizeImageModel, ImageModelFields).openapi("ImageModelConfig");
+
+export type ImageModelConfig = z.infer<typeof ImageModelFields>;
 
 /** What an agent with the `images` group and no `images` config draws with. */
 export const defaultImageModelConfig: ImageModelConfig = { provider: "workers-ai" };

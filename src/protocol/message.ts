@@ -49,6 +49,8 @@ export const ToolCallPart = z
     answeredBy: CardAnsweredBy.optional(),
     /** The entity that answered, when a person or service answered with a token. */
     answerer: z.string().optional(),
+    /** Who executed the call, as the answer said (`source`, `clientId` of `POST /api/spaces/{spaceId}/tool-results`); not shown to public-key clients on a `minimal` card. */
+    executedBy: z.object({ source: z.string().optional(), clientId: z.string().optional() }).optional(),
     /** Nobody answered in time: the card moved to this space (this card ends with an error). */
     escalatedTo: z.string().optional(),
     /** This card was moved here, unanswered, from that space. */

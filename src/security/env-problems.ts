@@ -6,6 +6,8 @@
  * `npm run dev` prints them. A problem names the setting and says what is
  * wrong in fixed words: never a value, a part of one, or its length.
  */
+import { accountsKeysProblem } from "../accounts/token-cipher";
+
 export type EnvProblem = { name: string; problem: string };
 
 /** HS256 wants a key at least as long as its hash: 256 bits. */
@@ -71,6 +73,8 @@ export function envProblems(env: Record<string, unknown>): EnvProblem[] {
   if (allowPrivate !== undefined && !(typeof allowPrivate === "string" && ["", "true", "false"].includes(allowPrivate.trim().toLowerCase()))) {
     add("ALLOW_PRIVATE_URLS", 'must be "true" or "false"; any other value is read as "true" (private hosts allowed)');
   }
+  // Optional: without it no account can be connected (a tool that acts as a person says so); set, it must be usable.
+  if (env.ACCOUNTS_KEYS !== undefined && env.ACCOUNTS_KEYS !== "") add("ACCOUNTS_KEYS", accountsKeysProblem(env.ACCOUNTS_KEYS));
   const publicUrl = env.PUBLIC_URL;
   if (publicUrl !== undefined && publicUrl !== "" && !isHttpUrl(publicUrl)) add("PUBLIC_URL", "is not an absolute http(s) URL");
   return problems;

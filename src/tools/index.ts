@@ -21,9 +21,9 @@ export { CallIds, messageIdForCall } from "./engine/call-ids";
 export { type CallStat, type CallTotals, countCall, emptyFailures, latencySummary, runToolStats, type ToolStatsSummary } from "./engine/call-stats";
 export { defaultModeOf, displayModeOf } from "./engine/decide-display";
 export { KeyedLock } from "./engine/keyed-lock";
-export { deleteOutputsOf, deletePrefix } from "./engine/output-store";
+export { deleteOutputsOf, deletePrefix, readOutput } from "./engine/output-store";
 export type { PendingCallPort, SubmitAnswer, TimeoutResult } from "./engine/pending-call-port";
-export { expireOpenCallsOfAgent, getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./engine/pending-calls";
+export { callsWaitingForAccount, expireOpenCallsOfAgent, getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./engine/pending-calls";
 export { ResponseCache } from "./engine/response-cache";
 export { SerialQueue } from "./engine/serial-queue";
 export type { AgentIdentity, SpaceChannel, ToolContext, ToolRuntime } from "./engine/tool-context";
@@ -40,6 +40,7 @@ export {
   ToolOutcome,
   toModelOutput,
 } from "./engine/tool-outcome";
+export type { ExecutedBy } from "./engine/tool-outcome";
 export { ToolPipeline } from "./engine/tool-pipeline";
 export { ToolQueues } from "./engine/tool-queues";
 export type { ToolStreamObserver } from "./engine/tool-stream-observer";
@@ -47,7 +48,11 @@ export { resultSchemaProblem } from "./engine/validate-tool-result";
 export { servableContentType } from "./files/media-type";
 export { readText } from "./files/text-object-store";
 export { McpPool } from "./mcp/mcp-pool";
+export { McpSchemaValidator } from "./mcp/mcp-schema-validator";
 export { resumeGatewayAsPerson } from "./gateway/run-gateway-as-person";
+export { resumeMcpAsPerson } from "./mcp/run-mcp-as-person";
+export { resumeOpenApiAsPerson } from "./openapi/run-openapi-as-person";
+export { openApiProvidersOf } from "./config/provider-config";
 
 // The tools: built-ins (and what portable agents carry of the notes).
 export { describeBuiltins } from "./builtins/describe-builtins";

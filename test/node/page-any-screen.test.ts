@@ -278,6 +278,7 @@ describe("a card's badge, for every state the page draws", () => {
       spaceNameOf: (id) => id,
       answer: async () => undefined,
       decline: async () => undefined,
+      connectLink: async () => ({ startUrl: "http://127.0.0.1/oauth/start/flw_1?t=x" }),
     };
     const { text, tone } = cardBadge(context);
     return `${text} (${tone})`;
@@ -299,6 +300,13 @@ describe("a card's badge, for every state the page draws", () => {
     expect(badge({ status: "complete", result: { error: "quota exceeded" } })).toBe("failed (failed)");
     expect(badge({ status: "error", expiredAt: "2026-11-01T00:00:00.000Z" })).toBe("expired (ended)");
     expect(badge({ status: "error", escalatedTo: "spc_2" })).toBe("escalated (ended)");
+  });
+
+  it("account cards: connect your account for the person it asks, waiting for an account for everyone else", () => {
+    const account = { entityId: "ent_ada", service: "Notes", scopes: ["notes:read"], flowId: "flw_1", expiresAt: "2026-11-01T00:10:00.000Z" };
+    expect(badge({ status: "requires_action", account })).toBe("connect your account (waiting)");
+    expect(badge({ status: "requires_action", account }, { mayAnswer: false })).toBe("waiting for an account (waiting)");
+    expect(badge({ status: "complete", account, result: { text: "ok" } })).toBe("complete (complete)");
   });
 
   it("approval cards: needs approval, approved, declined (by a person or by the timeout), failed", () => {

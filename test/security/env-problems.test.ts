@@ -42,6 +42,7 @@ describe("envProblems", () => {
         SWITCHBOARD_VERSION: undefined,
         ALLOW_PRIVATE_URLS: "no",
         PUBLIC_URL: "gateway.example.com",
+        ACCOUNTS_KEYS: "local1:too-short",
       }),
     );
     expect(names(problems)).toEqual([
@@ -56,11 +57,20 @@ describe("envProblems", () => {
       "SPACE",
       "SWITCHBOARD_VERSION",
       "ALLOW_PRIVATE_URLS",
+      "ACCOUNTS_KEYS",
       "PUBLIC_URL",
     ]);
     expect(problems.find((entry) => entry.name === "JWT_SECRET")?.problem).toMatch(/^is shorter than 32 bytes/);
     expect(problems.find((entry) => entry.name === "WEBHOOK_SECRET")?.problem).toBe("is empty");
     expect(problems.find((entry) => entry.name === "GATEWAY_SECRET_KEY")?.problem).toBe("is not set");
+    expect(problems.find((entry) => entry.name === "ACCOUNTS_KEYS")?.problem).toMatch(/^has a key that is not 32 bytes in base64/);
+    expect(JSON.stringify(problems)).not.toContain("too-short");
+  });
+
+  it("ACCOUNTS_KEYS is optional (no accounts can be connected without it), and a usable one is no problem", () => {
+    expect(envProblems(envWith({ ACCOUNTS_KEYS: undefined }))).toEqual([]);
+    expect(envProblems(envWith({ ACCOUNTS_KEYS: "" }))).toEqual([]);
+    expect(envProblems(envWith({ ACCOUNTS_KEYS: `old:${btoa("k".repeat(32))},new:${btoa("n".repeat(32))}` }))).toEqual([]);
   });
 
   it("refuses a public key that opens everything or signs tokens", () => {

@@ -22,6 +22,7 @@ export function cardBadge(context: ToolCardContext): CardBadge {
       return { text: "running", tone: "running" };
     case "requires_action":
       if (part.kind === "approval") return { text: "needs approval", tone: "waiting" };
+      if (part.account) return permission.ok ? { text: "connect your account", tone: "waiting" } : { text: "waiting for an account", tone: "waiting" };
       return permission.ok ? { text: "waiting for you", tone: "waiting" } : { text: "waiting for an answer", tone: "waiting" };
     case "complete": {
       if (part.kind === "approval") {

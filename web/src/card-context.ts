@@ -25,6 +25,8 @@ export type ToolCardContext = {
   answer(result: unknown): Promise<void>;
   /** Says no as the signed-in person: the call ends in error with `reason` (the agent sees it), and the card shows it declined. */
   decline(reason: string): Promise<void>;
+  /** The signed-in person's one-time link that connects the account a card asks them for (`part.account.flowId`). */
+  connectLink(flowId: string): Promise<{ startUrl: string }>;
 };
 
 /** Draws the body of a card (the frame with name and status is drawn around it). */

@@ -276,6 +276,7 @@ function spaceView(client: Switchboard, me: Me, spaceId: string, main: HTMLEleme
       if (!runId) throw new Error("This card does not say which run it belongs to; reload the page");
       await client.submitToolError(runId, toolCallId, reason);
     },
+    connectLink: (flowId) => client.accounts.connectLink(flowId),
   });
   const banner = h("div", { class: "banner", role: "status" });
   const input = h("textarea", { id: "composer", name: "text", rows: 2, placeholder: `Message ${space?.name ?? "the space"} as ${me.entity.name}…` });

@@ -21,6 +21,8 @@ export type TimelineContext = {
   spaceNameOf(spaceId: string): string;
   answer(message: TimelineMessage, toolCallId: string, result: unknown): Promise<void>;
   decline(message: TimelineMessage, toolCallId: string, reason: string): Promise<void>;
+  /** The signed-in person's one-time link that connects the account a card asks them for. */
+  connectLink(flowId: string): Promise<{ startUrl: string }>;
 };
 
 type Drawn = { signature: string; element: HTMLElement };
@@ -143,6 +145,7 @@ export class TimelineView {
                 spaceNameOf: (spaceId) => this.context.spaceNameOf(spaceId),
                 answer: (result) => this.context.answer(message, part.toolCallId, result),
                 decline: (reason) => this.context.decline(message, part.toolCallId, reason),
+                connectLink: (flowId) => this.context.connectLink(flowId),
               }),
         ),
       );

@@ -5,10 +5,12 @@
  * the error, and for a call waiting on a person (`requires_action`) a form
  * generated from the tool's `resultSchema` (a one-field reply when it has none).
  * A card the signed-in person may not answer (its `answeredBy`) is read-only
- * and says who may. Approval cards have their own component (`approval-card.ts`).
+ * and says who may. Approval cards have their own component (`approval-card.ts`),
+ * and so do calls waiting for a person to connect an account (`account-card.ts`).
  * `minimal` tools arrive without arguments or results, and show none.
  */
 import type { SpaceTool, ToolCallPart } from "../../client/src/index";
+import { accountCard } from "./account-card";
 import { approvalCard } from "./approval-card";
 import { cardBadge } from "./card-badge";
 import { argumentsBlock, cardNotes, resultBlock, type ToolCardContext, type ToolComponent } from "./card-context";
@@ -27,6 +29,7 @@ export function registerToolComponent(key: string, component: ToolComponent): vo
 /** An approval is drawn as one whatever its tool; then `display.customUI`, then the tool's name, then the generic card. */
 export function componentFor(part: ToolCallPart, tool?: SpaceTool): ToolComponent {
   if (part.kind === "approval") return approvalCard;
+  if (part.account && part.status === "requires_action") return accountCard;
   const customUI = part.customUI ?? tool?.display.customUI;
   return (customUI && registry.get(customUI)) || registry.get(part.toolName) || genericToolCard;
 }

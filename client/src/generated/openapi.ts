@@ -453,6 +453,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/spaces/{spaceId}/tool-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a pending tool call shown in a space
+         * @description Submit the result of a pending tool call shown in this space: the result route for browsers, which know the space they show rather than the run. The same rules as `POST /api/runs/{runId}/tool-results` (who may answer, resultSchema, duplicates, conflicts, expiry), scoped to the space: a token must be a member of it (403), and a call that is not shown in it is 404, as if it did not exist, so that no id of another space is confirmed here. `source` and `clientId` say who executed the call; its card records them as `executedBy`.
+         */
+        post: operations["submitSpaceToolResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/callbacks/{token}": {
         parameters: {
             query?: never;
@@ -1270,6 +1290,10 @@ export type components = {
             remindedAt?: string;
             answeredBy?: components["schemas"]["CardAnsweredBy"];
             answerer?: string;
+            executedBy?: {
+                source?: string;
+                clientId?: string;
+            };
             escalatedTo?: string;
             escalatedFrom?: string;
             expiredAt?: string;
@@ -1852,6 +1876,8 @@ export type components = {
                     connectTimeout?: number;
                     toolListTtl?: number;
                     instructions?: boolean;
+                    enabled?: boolean;
+                    auth?: components["schemas"]["McpAuth"];
                 }[];
             };
             providers?: components["schemas"]["ProviderConfig"][];
@@ -1904,6 +1930,13 @@ export type components = {
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
             reflection?: components["schemas"]["ReflectionConfig"];
+            /** @description Accepted as the earlier design writes it ({"response": {"type": "ui-message-stream"}}) and kept; streaming is always the gateway's own events */
+            runtime?: {
+                response?: {
+                    /** @enum {string} */
+                    type: "ui-message-stream";
+                };
+            };
         };
         ModelConfig: {
             /** @enum {string} */
@@ -2251,6 +2284,30 @@ export type components = {
                 [key: string]: string | number | boolean;
             };
         };
+        /** @description The server's tools act as a person: each call carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them */
+        McpAuth: {
+            /** @enum {string} */
+            type: "oauth";
+            /** @enum {string} */
+            owner: "person" | "agent";
+            scope?: string;
+            /** Format: uri */
+            issuer?: string;
+            authorizationUrl?: string;
+            tokenUrl?: string;
+            client?: {
+                clientId: string;
+                clientSecret?: string;
+            };
+            service?: string;
+            tools?: {
+                name: string;
+                description?: string;
+                inputSchema?: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
         ProviderConfig: {
             name: string;
             toolsAllowed?: string[];
@@ -2279,6 +2336,7 @@ export type components = {
                 [key: string]: string;
             };
             maxResponseBytes?: number;
+            auth?: components["schemas"]["GatewayAuth"];
             specTtl?: number;
         } | {
             name: string;
@@ -2543,6 +2601,22 @@ export type components = {
             /** @description Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error) */
             error?: string;
         };
+        SubmitSpaceToolResult: {
+            /** @description The gateway's `toolCallId` of the call (or give it as `toolCallId`) */
+            callId?: string;
+            /** @description The same as `callId`, as the earlier SDKs send it */
+            toolCallId?: string;
+            /** @description Optional: the run the call belongs to; another run's call is refused with 403 */
+            runId?: string;
+            /** @description Any JSON value: what the tool returns to the agent (its fields are never interpreted) */
+            result?: unknown;
+            /** @description Instead of `result`: the call failed, with this message (the card shows an error; the model gets a tool error) */
+            error?: string;
+            /** @description Who executed the call (e.g. "client", "server"): recorded on its card as `executedBy.source` */
+            source?: string;
+            /** @description Which client executed the call: recorded on its card as `executedBy.clientId` */
+            clientId?: string;
+        };
         CallbackAnswer: {
             /** @description Any JSON value: the call's result */
             result?: unknown;
@@ -2734,6 +2808,8 @@ export type components = {
                     connectTimeout?: number;
                     toolListTtl?: number;
                     instructions?: boolean;
+                    enabled?: boolean;
+                    auth?: components["schemas"]["McpAuth"];
                 }[];
             };
             providers?: components["schemas"]["ProviderConfig"][];
@@ -2786,6 +2862,13 @@ export type components = {
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
             reflection?: components["schemas"]["ReflectionConfigInput"];
+            /** @description Accepted as the earlier design writes it ({"response": {"type": "ui-message-stream"}}) and kept; streaming is always the gateway's own events */
+            runtime?: {
+                response?: {
+                    /** @enum {string} */
+                    type: "ui-message-stream";
+                };
+            };
         };
         /** @description A portable agent (GET /api/agents/{agentId}/export, POST /api/agents/import): config, goals, memories, plans and notes; no ids, secrets by name only */
         AgentDocumentInput: {
@@ -5282,6 +5365,122 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubmitToolResult"];
+            };
+        };
+        responses: {
+            /** @description Accepted (or the same result again: duplicate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResultAccepted"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The call expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The answer does not fit the call (an approval's shape or edited arguments); nothing changed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The agent could not take the result; nothing changed (retry) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitSpaceToolResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                spaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitSpaceToolResult"];
             };
         };
         responses: {

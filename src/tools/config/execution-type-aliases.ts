@@ -13,6 +13,10 @@
  * | `compute` | `prebuilt` | a server-side handler named by `execution.action` |
  * | `ai-agent` | `agent` | a sub-agent: `execution.agentId` |
  * | `image-generator` | `image-generator` | the same name here: draws an image with `execution`'s image model |
+ * | `space` or `external` with `execution.url` | `gateway` | a URL means an inline HTTP call, whatever the type says: the call is made at once and its answer is the result |
+ *
+ * The prebuilt action names of the earlier design's roadmap are accepted the
+ * same way (`prebuiltActionAliases`) and stored under the names here.
  */
 export const executionTypeAliases: Record<string, string> = {
   basic: "internal | external",
@@ -22,7 +26,27 @@ export const executionTypeAliases: Record<string, string> = {
   "ai-agent": "agent",
 };
 
+/** Prebuilt action names of the earlier design, and the action here that does the same. */
+export const prebuiltActionAliases: Record<string, string> = {
+  setMemory: "setMemories",
+  getMemory: "getMemories",
+  createPlan: "setPlans",
+  getPlan: "getPlans",
+};
+
 const passThroughModes = new Set(["pass-through", "static"]);
+
+/** `execution` with an aliased prebuilt action named by its name here. */
+function withPrebuiltAction(execution: unknown): unknown {
+  if (typeof execution !== "object" || execution === null || Array.isArray(execution)) return execution;
+  const { action } = execution as { action?: unknown };
+  return typeof action === "string" && Object.hasOwn(prebuiltActionAliases, action) ? { ...execution, action: prebuiltActionAliases[action] } : execution;
+}
+
+/** A waiting type whose execution names a URL: the earlier design makes any call with a URL an inline HTTP call. */
+function hasUrl(execution: unknown): boolean {
+  return typeof execution === "object" && execution !== null && typeof (execution as { url?: unknown }).url === "string";
+}
 
 function isEmptyExecution(execution: unknown): boolean {
   return execution === undefined || execution === null || (typeof execution === "object" && !Array.isArray(execution) && Object.keys(execution).length === 0);
@@ -45,7 +69,11 @@ export function normalizeExecutionType(raw: unknown): unknown {
     case "waiting":
       return withType(tool, "external", isEmptyExecution(execution) ? undefined : execution);
     case "compute":
-      return withType(tool, "prebuilt", execution);
+    case "prebuilt":
+      return withType(tool, "prebuilt", withPrebuiltAction(execution));
+    case "space":
+    case "external":
+      return hasUrl(execution) ? withType(tool, "gateway", execution) : execution === null ? withType(tool, tool.executionType, undefined) : tool;
     case "ai-agent":
       return withType(tool, "agent", execution);
     default:

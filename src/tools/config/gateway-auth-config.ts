@@ -46,38 +46,47 @@ const Client = z
   })
   .strict();
 
+/** What every `auth: {type: "oauth"}` says: whose token, which scopes, which authorization server, which client, the name on the card. */
+export const oauthAuthFields = {
+  type: z.literal("oauth"),
+  /** `person`: the token of the person whose message started the run. */
+  owner: z.enum(["person", "agent"]),
+  /** The scopes to ask for, separated by spaces. */
+  scope: z
+    .string()
+    .max(2048)
+    .superRefine((value, context) => {
+      for (const scope of value.split(" ").filter((part) => part !== "")) {
+        if (!scopeTokenPattern.test(scope)) context.addIssue({ code: "custom", message: `"${scope.slice(0, 100)}" is not an OAuth scope token` });
+      }
+    })
+    .optional(),
+  /** The authorization server's issuer: its metadata is discovered from it, unless the endpoints are given. */
+  issuer: z.string().max(2048).url().optional(),
+  authorizationUrl: EndpointUrl.optional(),
+  tokenUrl: EndpointUrl.optional(),
+  /** A client registered with the provider; without one the gateway registers itself where the server lets it. */
+  client: Client.optional(),
+  /** The service's name on the "connect your account" card; the tool URL's origin when absent. */
+  service: z.string().min(1).max(100).optional(),
+};
+
+/** Refuses what the gateway cannot do yet, and half-given endpoints. */
+export function checkOAuthAuth(auth: { owner: string; authorizationUrl?: string; tokenUrl?: string }, context: z.RefinementCtx): void {
+  if (auth.owner === "agent") {
+    context.addIssue({ code: "custom", path: ["owner"], message: 'owner "agent" (one token for the agent) is not yet supported: use "person"' });
+  }
+  const explicit = auth.authorizationUrl !== undefined || auth.tokenUrl !== undefined;
+  if (explicit && auth.authorizationUrl === undefined) context.addIssue({ code: "custom", path: ["authorizationUrl"], message: "Required with tokenUrl" });
+  if (explicit && auth.tokenUrl === undefined) context.addIssue({ code: "custom", path: ["tokenUrl"], message: "Required with authorizationUrl" });
+}
+
 export const GatewayAuth = z
-  .object({
-    type: z.literal("oauth"),
-    /** `person`: the token of the person whose message started the run. */
-    owner: z.enum(["person", "agent"]),
-    /** The scopes to ask for, separated by spaces. */
-    scope: z
-      .string()
-      .max(2048)
-      .superRefine((value, context) => {
-        for (const scope of value.split(" ").filter((part) => part !== "")) {
-          if (!scopeTokenPattern.test(scope)) context.addIssue({ code: "custom", message: `"${scope.slice(0, 100)}" is not an OAuth scope token` });
-        }
-      })
-      .optional(),
-    /** The authorization server's issuer: its metadata is discovered from it, unless the endpoints are given. */
-    issuer: z.string().max(2048).url().optional(),
-    authorizationUrl: EndpointUrl.optional(),
-    tokenUrl: EndpointUrl.optional(),
-    /** A client registered with the provider; without one the gateway registers itself where the server lets it. */
-    client: Client.optional(),
-    /** The service's name on the "connect your account" card; the tool URL's origin when absent. */
-    service: z.string().min(1).max(100).optional(),
-  })
+  .object(oauthAuthFields)
   .strict()
   .superRefine((auth, context) => {
-    if (auth.owner === "agent") {
-      context.addIssue({ code: "custom", path: ["owner"], message: 'owner "agent" (one token for the agent) is not yet supported: use "person"' });
-    }
+    checkOAuthAuth(auth, context);
     const explicit = auth.authorizationUrl !== undefined || auth.tokenUrl !== undefined;
-    if (explicit && auth.authorizationUrl === undefined) context.addIssue({ code: "custom", path: ["authorizationUrl"], message: "Required with tokenUrl" });
-    if (explicit && auth.tokenUrl === undefined) context.addIssue({ code: "custom", path: ["tokenUrl"], message: "Required with authorizationUrl" });
     if (!explicit && auth.issuer === undefined) {
       context.addIssue({ code: "custom", path: ["issuer"], message: "Required: the authorization server's issuer (for discovery), or authorizationUrl and tokenUrl" });
     }

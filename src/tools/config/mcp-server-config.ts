@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { OutboundUrl } from "../../security/url-policy";
 import { checkHeaderSecrets } from "./check-gateway-config";
 import { ConfiguredHeaders } from "./configured-headers";
+import { McpAuth } from "./mcp-auth-config";
 import { maxToolTimeoutMs, QueueName, ToolCache, ToolDisplay } from "./tool-config";
 
 export const defaultConnectTimeoutMs = 10_000;
@@ -44,10 +45,22 @@ export const McpServerConfig = z
       .optional(),
     /** Whether the server's `instructions` go into the system prompt (default true). */
     instructions: z.boolean().optional(),
+    /** `false`: the server is kept in the config but skipped (no connection, no tools, no instructions); default true. */
+    enabled: z.boolean().optional(),
+    /** Its tools act as a person, with their OAuth token for the server (`mcp-auth-config.ts`). */
+    auth: McpAuth.optional(),
   })
   .strict()
   .superRefine((server, context) => {
     for (const problem of checkHeaderSecrets(server.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+    const configured = Object.keys(server.headers ?? {}).find((name) => name.toLowerCase() === "authorization");
+    if (server.auth !== undefined && configured !== undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["headers", configured],
+        message: "A server with auth is sent the person's token as its Authorization header: remove this one",
+      });
+    }
   });
 
 export type McpServerConfig = z.infer<typeof McpServerConfig>;

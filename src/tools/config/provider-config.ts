@@ -10,6 +10,7 @@
  * - `agents`: other agents as tools; a call gives the agent a task and
  *   waits for its final answer.
  */
+import { GatewayAuth } from "./gateway-auth-config";
 import { z } from "@hono/zod-openapi";
 import { OutboundUrl } from "../../security/url-policy";
 import { checkHeaderSecrets } from "./check-gateway-config";
@@ -44,6 +45,8 @@ export const OpenApiProviderConfig = z
     headers: ConfiguredHeaders.optional(),
     /** The largest answer read (default `limits.toolOutputMaxBytes`). */
     maxResponseBytes: z.number().int().positive().max(50_000_000).optional(),
+    /** Its operations act as a person, with their OAuth token for the base URL's origin (`gateway-auth-config.ts`). */
+    auth: GatewayAuth.optional(),
     /** How long a document fetched from `spec.url` is kept before it is fetched again (default 10 minutes). */
     specTtl: z
       .number()
@@ -55,6 +58,10 @@ export const OpenApiProviderConfig = z
   .strict()
   .superRefine((provider, context) => {
     for (const problem of checkHeaderSecrets(provider.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+    const configured = Object.keys(provider.headers ?? {}).find((name) => name.toLowerCase() === "authorization");
+    if (provider.auth !== undefined && configured !== undefined) {
+      context.addIssue({ code: "custom", path: ["headers", configured], message: "A provider with auth sends the person's token as its Authorization header: remove this one" });
+    }
   });
 
 export const SubAgent = z
@@ -89,6 +96,11 @@ export const ProviderConfig = z.discriminatedUnion("type", [OpenApiProviderConfi
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 export type OpenApiProviderConfig = z.infer<typeof OpenApiProviderConfig>;
 export type AgentsProviderConfig = z.infer<typeof AgentsProviderConfig>;
+
+/** The OpenAPI sources among an agent's `providers`. */
+export function openApiProvidersOf(config: { providers?: readonly { type: string }[] }): OpenApiProviderConfig[] {
+  return (config.providers ?? []).filter((provider): provider is OpenApiProviderConfig => provider.type === "openapi");
+}
 
 /** Whether a provider offers a tool by its `toolsAllowed` / `toolsDenied` (each entry names the tool one of the ways given). */
 export function providerAllows(provider: { toolsAllowed?: string[]; toolsDenied?: string[] }, ...names: string[]): boolean {

@@ -32,6 +32,8 @@ export async function createPendingCall(
     expiresAt?: string;
     answeredBy?: AnsweredBy;
     initiatorEntityId?: string;
+    /** The connection the call waits for its person to connect. */
+    accountKey?: string;
   },
 ): Promise<void> {
   // The id is the gateway's own, so a conflict can only be this call written before (a continued cycle).
@@ -45,6 +47,7 @@ export async function createPendingCall(
       expiresAt: call.expiresAt ?? null,
       answeredBy: call.answeredBy ?? null,
       initiatorEntityId: call.initiatorEntityId ?? null,
+      accountKey: call.accountKey ?? null,
       updatedAt: new Date().toISOString(),
     })
     .onConflictDoNothing({ target: pendingToolCalls.toolCallId });
@@ -86,4 +89,14 @@ export function expireOpenCallsOfAgent(database: Database, agentId: string) {
     .update(pendingToolCalls)
     .set({ status: "expired", updatedAt: now })
     .where(and(eq(pendingToolCalls.agentId, agentId), inArray(pendingToolCalls.status, ["waiting", "pending"])));
+}
+
+/** The calls still waiting for `entityId` to connect `accountKey`, of every agent (at most `limit`). */
+export async function callsWaitingForAccount(database: Database, entityId: string, accountKey: string, limit = 100): Promise<Pick<PendingCall, "toolCallId" | "agentId">[]> {
+  return database
+    .select({ toolCallId: pendingToolCalls.toolCallId, agentId: pendingToolCalls.agentId })
+    .from(pendingToolCalls)
+    .where(and(eq(pendingToolCalls.accountKey, accountKey), eq(pendingToolCalls.initiatorEntityId, entityId), eq(pendingToolCalls.status, "waiting")))
+    .limit(limit)
+    .all();
 }

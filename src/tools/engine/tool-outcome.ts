@@ -27,9 +27,12 @@ export const CallMeta = z
     queuedMs: z.number(),
     /** Set when the whole output was stored behind a handle. */
     outputHandle: z.string(),
+    /** Who executed a call answered from outside, as the answer said (its card records it). */
+    executedBy: z.object({ source: z.string().optional(), clientId: z.string().optional() }),
   })
   .partial();
 export type CallMeta = z.infer<typeof CallMeta>;
+export type ExecutedBy = NonNullable<CallMeta["executedBy"]>;
 
 /** A part of what the model sees: text, or media (base64) for models that take media in tool results. */
 export const ModelContentPart = z.discriminatedUnion("type", [

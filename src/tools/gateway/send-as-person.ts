@@ -28,7 +28,7 @@ import { originOf } from "../../security/pinned-request";
 import { urlPolicyOf } from "../../security/url-policy";
 import type { GatewayAuth } from "../config/gateway-auth-config";
 import type { GatewayExecutionInput } from "../config/tool-config";
-import { buildGatewayRequest } from "./build-gateway-request";
+import { buildGatewayRequest, type GatewayRequest } from "./build-gateway-request";
 import { type GatewayToolResult, type SendOptions, sendGatewayRequest } from "./execute-gateway-tool";
 
 /** Whose account, at which service, under which name people see it. */
@@ -50,7 +50,10 @@ export function gatewayAccount(execution: GatewayExecutionInput & { auth: Gatewa
 }
 
 /** Where the tool's tokens come from: discovered from the issuer, or the configured endpoints. */
-export async function gatewayAuthority(auth: GatewayAuth, env: Record<string, unknown>): Promise<{ ok: true; discovery: OAuthDiscovery } | { ok: false; error: string }> {
+export async function gatewayAuthority(
+  auth: Pick<GatewayAuth, "scope" | "issuer" | "authorizationUrl" | "tokenUrl">,
+  env: Record<string, unknown>,
+): Promise<{ ok: true; discovery: OAuthDiscovery } | { ok: false; error: string }> {
   const http = oauthHttp({ policy: urlPolicyOf(env) });
   const scopes = scopeList(auth.scope);
   if (auth.authorizationUrl !== undefined && auth.tokenUrl !== undefined) {
@@ -63,12 +66,12 @@ export async function gatewayAuthority(auth: GatewayAuth, env: Record<string, un
 }
 
 /** How the gateway is known to the server for a new flow: the configured client, else a metadata document or dynamic registration. */
-export function registrationFor(auth: GatewayAuth, discovery: OAuthDiscovery, gatewayOrigin: string, env: Record<string, unknown>, scopes: string[]) {
+export function registrationFor(auth: Pick<GatewayAuth, "client">, discovery: OAuthDiscovery, gatewayOrigin: string, env: Record<string, unknown>, scopes: string[]) {
   return registerGateway({ server: discovery.server, gatewayOrigin, configured: auth.client, scopes, http: oauthHttp({ policy: urlPolicyOf(env) }) });
 }
 
 /** The registration a stored connection's refresh presents: the configured client, else the client id it was connected with. */
-function refreshRegistration(auth: GatewayAuth, clientId: string | null, gatewayOrigin: string | undefined): OAuthRegistration | undefined {
+export function refreshRegistration(auth: Pick<GatewayAuth, "client">, clientId: string | null, gatewayOrigin: string | undefined): OAuthRegistration | undefined {
   if (auth.client !== undefined) {
     const secretName = auth.client.clientSecret === undefined ? undefined : /^\$\{env\.([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(auth.client.clientSecret)?.[1];
     return { method: "configured", clientId: auth.client.clientId, clientSecretName: secretName };
@@ -98,13 +101,17 @@ export type AsPersonOptions = SendOptions & {
 };
 
 /** Sends the tool's request as `account`'s person. Never throws but for D1. */
-export async function sendAsPerson(
-  execution: GatewayExecutionInput & { auth: GatewayAuth },
-  args: unknown,
-  account: GatewayAccount,
-  options: AsPersonOptions,
-): Promise<AsPersonResult> {
+export function sendAsPerson(execution: GatewayExecutionInput & { auth: GatewayAuth }, args: unknown, account: GatewayAccount, options: AsPersonOptions): Promise<AsPersonResult> {
+  return sendRequestAsPerson(execution.auth, () => buildGatewayRequest(execution, args, options.env), account, options);
+}
+
+/** A request built afresh for each attempt (a gateway tool's, an OpenAPI operation's), or why it cannot be. */
+export type RequestBuilder = () => { ok: true; request: GatewayRequest } | { ok: false; error: string; kind: "validation" | "permission" };
+
+/** Sends the request `build` makes as `account`'s person, with their token for `auth`'s service. Never throws but for D1. */
+export async function sendRequestAsPerson(auth: GatewayAuth, build: RequestBuilder, account: GatewayAccount, options: AsPersonOptions): Promise<AsPersonResult> {
   const { env } = options;
+  const execution = { auth };
   const configuredScopes = scopeList(execution.auth.scope);
   let store: ConnectionStore;
   try {
@@ -129,7 +136,7 @@ export async function sendAsPerson(
   if (!fresh.ok) return { kind: "not_connected", reason: fresh.message, scopes: configuredScopes };
   for (let attempt = 0; ; attempt += 1) {
     const token = fresh.connection.tokens.accessToken;
-    const built = buildGatewayRequest(execution, args, env);
+    const built = build();
     if (!built.ok) return { kind: "failed", error: built.error, failureKind: built.kind };
     built.request.headers.authorization = `Bearer ${token}`;
     const result = withoutSecret(await sendGatewayRequest(built.request, options), token);

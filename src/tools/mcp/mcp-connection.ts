@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AccountNeededError } from "./account-needed";
 import { McpSchemaValidator } from "./mcp-schema-validator";
 import { originOf, pinnedFetch } from "../../security/pinned-request";
 import type { UrlPolicy } from "../../security/url-policy";
@@ -81,6 +82,8 @@ export type OpenOptions = {
   /** The deadline's length, for messages. */
   totalMs: number;
   onToolsChanged(): void;
+  /** Wraps every request of the connection (a person's token added: `mcp-as-person.ts`). */
+  wrapFetch?: (send: ReturnType<typeof pinnedFetch>) => ReturnType<typeof pinnedFetch>;
 };
 
 export class McpConnection {
@@ -99,7 +102,8 @@ export class McpConnection {
     if (origin === undefined) throw new Error("The MCP server's URL must be an absolute http(s) URL");
     // Every request the transports make (an SSE server names its own endpoint) carries the
     // configured headers: each stays on the server's origin, by the URL policy, without redirects.
-    const policyFetch = pinnedFetch({ origin, policy: options.policy });
+    const pinned = pinnedFetch({ origin, policy: options.policy });
+    const policyFetch = options.wrapFetch ? options.wrapFetch(pinned) : pinned;
     const attempt = async (kind: "http" | "sse") => {
       const client = new Client({ name: "switchboard", version: "0.1.0" }, { jsonSchemaValidator: new McpSchemaValidator() });
       const url = new URL(options.url);
@@ -120,8 +124,9 @@ export class McpConnection {
     try {
       return await attempt("http");
     } catch (httpError) {
-      // Older servers speak only the SSE transport; a server that never answered gets no second wait.
-      if (httpError instanceof McpDeadlineError || Date.now() >= options.deadline) throw httpError;
+      // Older servers speak only the SSE transport; a server that never answered gets no second wait,
+      // nor one that no request could reach without the person's account.
+      if (httpError instanceof McpDeadlineError || httpError instanceof AccountNeededError || Date.now() >= options.deadline) throw httpError;
       try {
         return await attempt("sse");
       } catch (sseError) {

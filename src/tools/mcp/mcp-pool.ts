@@ -18,7 +18,8 @@
 import { canonicalJson } from "../../canonical-json";
 import { outboundUrlProblem, type UrlPolicy, urlPolicyOf } from "../../security/url-policy";
 import { fillHeaders } from "../gateway/fill-headers";
-import type { McpCallAnswer, McpConnection, McpToolDefinition } from "./mcp-connection";
+import { AccountNeededError } from "./account-needed";
+import type { McpCallAnswer, McpConnection, McpToolDefinition, OpenOptions } from "./mcp-connection";
 import { defaultConnectTimeoutMs, defaultToolListTtlMs, type McpServerConfig } from "../config/mcp-server-config";
 
 /** mcp-connection.ts and the SDK behind it, once a connection has been opened. */
@@ -40,9 +41,13 @@ export const backoffMs = (failures: number) => Math.min(10 * 60 * 1000, 5_000 * 
 /** A connection no cycle used for this long is closed at the next sweep. */
 export const idleConnectionMs = 10 * 60 * 1000;
 
+/** The person a connection acts for (a server with `auth`): their id, and what adds their token to each request. */
+export type McpPerson = { entityId: string; wrapFetch: NonNullable<OpenOptions["wrapFetch"]> };
+
 type Entry = {
   key: string;
   server: McpServerConfig;
+  person?: McpPerson;
   headers: Record<string, string>;
   policy: UrlPolicy;
   connection?: McpConnection;
@@ -58,37 +63,52 @@ type Entry = {
 
 export type McpListing =
   | { ok: true; key: string; tools: McpToolDefinition[]; instructions?: string; reused: boolean }
-  | { ok: false; error: string; retryAt?: number; failures: number; skipped: boolean };
+  | {
+      ok: false;
+      error: string;
+      retryAt?: number;
+      failures: number;
+      skipped: boolean;
+      /** The server cannot be reached as the person until they connect their account (no back-off: they may connect any moment). */
+      accountNeeded?: { reason: string; scopes: string[] };
+    };
 
 export type McpPoolCounters = { connects: number; lists: number; sessionsEnded: number; reconnects: number };
 
 export class McpPool {
   readonly #entries = new Map<string, Entry>();
+  /** The last tool list of each server (name and URL), whoever's connection read it: offered while a person's cannot be read. */
+  readonly #known = new Map<string, McpToolDefinition[]>();
   /** What this pool did, for tests and the bench. */
   readonly counters: McpPoolCounters = { connects: 0, lists: 0, sessionsEnded: 0, reconnects: 0 };
 
-  /** The server's tools, from the kept connection when it is fresh, else connected or listed again now. */
-  async listing(server: McpServerConfig, env: Record<string, unknown>, now = Date.now()): Promise<McpListing> {
+  /**
+   * The server's tools, from the kept connection when it is fresh, else
+   * connected or listed again now. With `person`, over that person's own
+   * connection (each person's token is theirs: connections are never shared).
+   */
+  async listing(server: McpServerConfig, env: Record<string, unknown>, now = Date.now(), person?: McpPerson): Promise<McpListing> {
     const policy = urlPolicyOf(env);
     const urlProblem = outboundUrlProblem(server.url, policy);
     if (urlProblem !== undefined) return { ok: false, error: urlProblem, failures: 0, skipped: false };
     const headers = fillHeaders(server.headers, {}, env);
     if (!headers.ok) return { ok: false, error: headers.error, failures: 0, skipped: false };
-    const key = `${server.name}:${canonicalJson({ url: server.url, transport: server.transport, headers: headers.value })}`;
+    const key = `${server.name}:${canonicalJson({ url: server.url, transport: server.transport, headers: headers.value, as: person?.entityId ?? null })}`;
 
     let entry = this.#entries.get(key);
     if (!entry) {
       // The same server with other settings (a changed URL, a rotated secret): its old session ends.
       for (const other of [...this.#entries.values()]) {
-        if (other.server.name === server.name) {
+        if (other.server.name === server.name && other.person?.entityId === person?.entityId) {
           this.#entries.delete(other.key);
           void this.#drop(other);
         }
       }
-      entry = { key, server, headers: headers.value, policy, listedAt: 0, stale: true, failures: 0, retryAt: 0, lastUsedAt: now };
+      entry = { key, server, person, headers: headers.value, policy, listedAt: 0, stale: true, failures: 0, retryAt: 0, lastUsedAt: now };
       this.#entries.set(key, entry);
     }
     entry.server = server;
+    if (person !== undefined) entry.person = person;
     entry.policy = policy;
     entry.lastUsedAt = now;
     if (entry.retryAt > now) {
@@ -120,6 +140,7 @@ export class McpPool {
       }
       this.counters.lists += 1;
       entry.tools = tools;
+      this.#known.set(knownKey(server), tools);
       entry.instructions = entry.connection?.instructions;
       entry.listedAt = Date.now();
       entry.failures = 0;
@@ -129,12 +150,21 @@ export class McpPool {
     } catch (error) {
       const message = (error as Error).message;
       await this.#drop(entry);
+      if (error instanceof AccountNeededError) {
+        entry.tools = undefined;
+        return { ok: false, error: message, failures: entry.failures, skipped: false, accountNeeded: { reason: error.reason, scopes: error.scopes } };
+      }
       entry.tools = undefined;
       entry.failures += 1;
       entry.retryAt = Date.now() + backoffMs(entry.failures);
       entry.lastError = message;
       return { ok: false, error: message, retryAt: entry.retryAt, failures: entry.failures, skipped: false };
     }
+  }
+
+  /** The server's tools as its last listing gave them (any person's), when there was one. */
+  knownTools(server: McpServerConfig): McpToolDefinition[] | undefined {
+    return this.#known.get(knownKey(server));
   }
 
   /**
@@ -193,6 +223,7 @@ export class McpPool {
       onToolsChanged: () => {
         entry.stale = true;
       },
+      wrapFetch: entry.person?.wrapFetch,
     });
     this.counters.connects += 1;
     entry.connection = connection;
@@ -215,3 +246,5 @@ export class McpPool {
     await connection.close();
   }
 }
+
+const knownKey = (server: McpServerConfig) => JSON.stringify([server.name, server.url]);

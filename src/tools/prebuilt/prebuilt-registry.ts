@@ -27,7 +27,7 @@ export const prebuiltTools: Record<string, PrebuiltTool> = Object.fromEntries(
       async execute(context, input) {
         const parsed = entry.schema.safeParse(input);
         if (!parsed.success) return failed(parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; "));
-        const result = await runKnowledgeAction(context, entry, parsed.data);
+        const result = await runKnowledgeAction(context, entry, parsed.data, "prebuilt");
         return result.ok ? succeeded(result.value) : failed(result.error);
       },
     },

@@ -17,9 +17,13 @@ import type { ProvidedTool, ToolProvider } from "./tool-provider";
 import { providerToolName } from "../engine/tool-naming";
 import type { McpToolDefinition } from "../mcp/mcp-connection";
 import { isMcpRequestTimeout } from "../mcp/mcp-pool";
+import { actsAsPersonMcp, type PersonMcpServer } from "../mcp/mcp-as-person";
+import { mcpPerson, runMcpAsPerson } from "../mcp/run-mcp-as-person";
+import { gatewayOriginOf } from "../engine/ask-to-connect";
+import type { PendingCallContext } from "../engine/run-pending-call";
 import { mcpToolAllowed, type McpServerConfig } from "../config/mcp-server-config";
 import { mcpToolOutcome } from "../mcp/mcp-tool-result";
-import type { PlatformAccess, RuntimeAccess, SettingsAccess, StreamAccess } from "../engine/tool-context";
+import type { PlatformAccess, RunIdentity, RuntimeAccess, SettingsAccess, StreamAccess } from "../engine/tool-context";
 
 /** `{server}__{tool}`, made safe for model tool names. */
 export const mcpToolName = providerToolName;
@@ -33,7 +37,8 @@ export function mcpProvider(server: McpServerConfig): ToolProvider {
   return {
     name: server.name,
     kind: "mcp",
-    async load(context: PlatformAccess & StreamAccess & RuntimeAccess) {
+    async load(context: PlatformAccess & StreamAccess & RuntimeAccess & RunIdentity) {
+      if (actsAsPersonMcp(server)) return loadAsPerson(server, context);
       const listing = await context.toolRuntime.kept.mcp.listing(server, context.env);
       if (!listing.ok) {
         const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
@@ -46,27 +51,78 @@ export function mcpProvider(server: McpServerConfig): ToolProvider {
         });
         return { tools: [] };
       }
-      const tools: ProvidedTool[] = [];
-      for (const definition of listing.tools) {
-        if (!mcpToolAllowed(server, definition.name)) continue;
-        // A schema that can never validate is not offered: the model could never call the tool successfully.
-        const [problem] = checkInputSchema(definition.inputSchema);
-        if (problem !== undefined) {
-          const where = problem.path.length > 0 ? `inputSchema.${problem.path.join(".")}` : "inputSchema";
-          context.publish("mcp.tool.skipped", { server: server.name, tool: definition.name, error: `${where}: ${problem.message}` });
-          continue;
-        }
-        tools.push({ kind: "engine", origin: definition.name, resolved: resolveMcpTool(server, listing.key, definition) });
-      }
-      context.publish("mcp.server.connected", {
-        server: server.name,
-        tools: tools.map((tool) => (tool.kind === "engine" ? tool.resolved.name : tool.name)),
-        reused: listing.reused,
-        ...(listing.instructions && { instructions: listing.instructions.slice(0, 8_000) }),
-      });
-      return { tools, instructions: server.instructions === false ? undefined : listing.instructions };
+      return offer(server, listing.key, listing.tools, listing, context);
     },
   };
+}
+
+/**
+ * The tools of a server that acts as a person, listed over the connection of
+ * the person who started the run. Before they have connected (or when no
+ * person started it), the server's last listing, else the tools its `auth`
+ * declares, are offered: a call then asks them to connect.
+ */
+async function loadAsPerson(server: PersonMcpServer, context: PlatformAccess & StreamAccess & RuntimeAccess & RunIdentity) {
+  const pool = context.toolRuntime.kept.mcp;
+  const entityId = context.initiatorEntityId;
+  const listing = entityId === undefined ? undefined : await pool.listing(server, context.env, Date.now(), mcpPerson(context.env, server, entityId, gatewayOriginOf(context)));
+  if (listing !== undefined && !listing.ok && listing.accountNeeded === undefined) {
+    const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
+    context.publish(listing.skipped ? "mcp.server.backoff" : "mcp.server.failed", {
+      server: server.name,
+      url: server.url,
+      error: listing.error,
+      failures: listing.failures,
+      ...(retryAt && { retryAt }),
+    });
+    return { tools: [] };
+  }
+  if (listing?.ok) return offer(server, listing.key, listing.tools, listing, context);
+  const known: McpToolDefinition[] | undefined =
+    pool.knownTools(server) ??
+    server.auth.tools?.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema ?? { type: "object", properties: {} } }));
+  const reason = listing === undefined ? "no person started this run" : (listing.accountNeeded?.reason ?? listing.error);
+  if (known === undefined || known.length === 0) {
+    context.publish("mcp.server.failed", {
+      server: server.name,
+      url: server.url,
+      error: `The server's tools act as a person and cannot be listed (${reason}); declare them in its auth.tools to offer them before anyone connects`,
+      failures: 0,
+    });
+    return { tools: [] };
+  }
+  context.publish("mcp.server.account_needed", { server: server.name, url: server.url, reason, tools: known.map((tool) => mcpToolName(server.name, tool.name)) });
+  return offer(server, "", known, undefined, context);
+}
+
+/** The allowed tools of a listing (a schema that can never validate is skipped and reported). */
+function offer(
+  server: McpServerConfig,
+  key: string,
+  definitions: McpToolDefinition[],
+  listing: { reused: boolean; instructions?: string } | undefined,
+  context: StreamAccess,
+): { tools: ProvidedTool[]; instructions?: string } {
+  const tools: ProvidedTool[] = [];
+  for (const definition of definitions) {
+    if (!mcpToolAllowed(server, definition.name)) continue;
+    const [problem] = checkInputSchema(definition.inputSchema);
+    if (problem !== undefined) {
+      const where = problem.path.length > 0 ? `inputSchema.${problem.path.join(".")}` : "inputSchema";
+      context.publish("mcp.tool.skipped", { server: server.name, tool: definition.name, error: `${where}: ${problem.message}` });
+      continue;
+    }
+    tools.push({ kind: "engine", origin: definition.name, resolved: resolveMcpTool(server, key, definition) });
+  }
+  if (listing !== undefined) {
+    context.publish("mcp.server.connected", {
+      server: server.name,
+      tools: tools.map((tool) => (tool.kind === "engine" ? tool.resolved.name : tool.name)),
+      reused: listing.reused,
+      ...(listing.instructions && { instructions: listing.instructions.slice(0, 8_000) }),
+    });
+  }
+  return { tools, instructions: server.instructions === false || listing === undefined ? undefined : listing.instructions };
 }
 
 function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToolDefinition): ResolvedTool {
@@ -76,9 +132,12 @@ function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToo
     provider: server.name,
     description: definition.description ?? `${definition.name} (MCP server ${server.name})`,
     inputSchema: definition.inputSchema,
-    display: { name, visible: server.visible, defaultVisible: false, display: server.display },
+    // A server whose tools act as a person shows its calls by default: their card is where the person connects.
+    display: { name, visible: server.visible, defaultVisible: server.auth !== undefined, display: server.display },
     policy: { queue: server.queue, cache: cacheable(server, definition) ? server.cache : undefined },
-    async run(context: SettingsAccess & RuntimeAccess, call) {
+    async run(context: PendingCallContext & SettingsAccess, call) {
+      // Acting as a person: over their own connection with their token, or a wait for them to connect.
+      if (actsAsPersonMcp(server)) return runMcpAsPerson(context, server, definition.name, call);
       const timeoutMs = server.timeout ?? context.config.limits.toolTimeout;
       try {
         const answer = await context.toolRuntime.kept.mcp.callTool(key, definition.name, (call.args ?? {}) as Record<string, unknown>, {

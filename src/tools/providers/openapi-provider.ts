@@ -16,7 +16,9 @@ import type { ToolProvider } from "./tool-provider";
 import { loadOpenApiDocument } from "../openapi/openapi-document";
 import { baseUrlOf, type OpenApiOperation, operationsOf } from "../openapi/openapi-operations";
 import { runOpenApiOperation } from "../openapi/run-openapi-operation";
-import type { PlatformAccess, RunIdentity, SettingsAccess, StreamAccess } from "../engine/tool-context";
+import type { PlatformAccess, SettingsAccess, StreamAccess } from "../engine/tool-context";
+import type { PendingCallContext } from "../engine/run-pending-call";
+import { actsAsPersonOpenApi, runOpenApiAsPerson } from "../openapi/run-openapi-as-person";
 
 export function openApiProvider(provider: OpenApiProviderConfig): ToolProvider {
   return {
@@ -52,19 +54,19 @@ function resolveOperation(provider: OpenApiProviderConfig, baseUrl: string, oper
     provider: provider.name,
     description: operation.description,
     inputSchema: operation.inputSchema,
-    display: { name: operation.name, visible: provider.visible, defaultVisible: false, display: provider.display },
+    // A provider whose operations act as a person shows its calls by default: their card is where the person connects.
+    display: { name: operation.name, visible: provider.visible, defaultVisible: provider.auth !== undefined, display: provider.display },
     policy: { queue: provider.queue, cache },
-    async run(context: RunIdentity & PlatformAccess & SettingsAccess, call) {
-      const answer = await runOpenApiOperation(operation, {
-        baseUrl,
-        args: call.args,
-        headers: provider.headers,
-        env: context.env,
+    async run(context: PendingCallContext & SettingsAccess, call) {
+      const send = {
         timeoutMs: provider.timeout ?? context.config.limits.toolTimeout,
         maxResponseBytes: provider.maxResponseBytes ?? context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
         signal: call.abortSignal,
         extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1) },
-      });
+      };
+      // Acting as a person: their token, or a wait for them to connect the account.
+      if (actsAsPersonOpenApi(provider)) return runOpenApiAsPerson(context, { provider, baseUrl, operation }, call, send);
+      const answer = await runOpenApiOperation(operation, { baseUrl, args: call.args, headers: provider.headers, env: context.env, ...send });
       return answer.ok ? succeeded(answer.value) : failed(answer.error, answer.kind);
     },
   };

@@ -1,8 +1,8 @@
 /**
  * The providers of an agent's cycle, in the order their names are claimed
  * (the first claim wins a collision): built-ins, the output reader, the
- * agent's configured tools, then `providers` and `mcp.servers` in config
- * order.
+ * agent's configured tools, then `providers` and the enabled `mcp.servers`
+ * in config order.
  */
 import { mcpProvider } from "./mcp-provider";
 import { openApiProvider } from "./openapi-provider";
@@ -19,6 +19,7 @@ export function providersOf(config: ToolSettings): ToolProvider[] {
     outputReaderProvider(),
     configuredProvider(),
     ...(config.providers ?? []).map((provider) => (provider.type === "openapi" ? openApiProvider(provider) : agentsProvider(provider))),
-    ...(config.mcp?.servers ?? []).map(mcpProvider),
+    // A server with `enabled: false` stays in the config but is never connected: it gives no tools.
+    ...(config.mcp?.servers ?? []).filter((server) => server.enabled !== false).map(mcpProvider),
   ];
 }

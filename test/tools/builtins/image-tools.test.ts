@@ -158,7 +158,7 @@ describe("the image-generator execution type", () => {
     expect(reserved.body.error.details[0].path).toBe("config.tools.0.execution.apiKeyEnv");
     const badUrl = await secret("/api/agents", { body: { config: { ...base, images: { provider: "openai", baseURL: "ftp://x" } } } });
     expect(badUrl.status).toBe(400);
-    const unknown = await secret("/api/agents", { body: { config: { ...base, tools: [{ name: "d", executionType: "image-generator", execution: { provider: "dall-e" } }] } } });
+    const unknown = await secret("/api/agents", { body: { config: { ...base, tools: [{ name: "d", executionType: "image-generator", execution: { provider: "midjourney" } }] } } });
     expect(unknown.status).toBe(400);
   });
 

@@ -7,14 +7,15 @@
  * resumes once when they connect (also after the agent object was killed),
  * and ends with a clear error when nobody does in time.
  */
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ConnectionStore } from "../../../src/accounts/connection-store";
 import { tokenCipherFor } from "../../../src/accounts/token-cipher";
 import { getDatabase } from "../../../src/db/client";
 import { ToolConfig } from "../../../src/tools/config/tool-config";
 import { sendAsPerson } from "../../../src/tools/gateway/send-as-person";
+import { type AccountCard, everythingStored, pendingStatus, personConnects, recorded } from "../../support/accounts";
 import { callJson, createHuman, memberHeaders, postMessage, secret } from "../../support/api";
 import { agentObject, settledRuns } from "../../support/agents";
 import { openSse } from "../../support/stream-client";
@@ -47,12 +48,6 @@ function personTool(id: string, overrides: Record<string, unknown> = {}) {
   };
 }
 
-type Recorded = { url: string; headers: Record<string, string>; body: string };
-
-async function recorded(key: string): Promise<Recorded[]> {
-  return (await (await fetch(`http://recorded.test/${key}`)).json()) as Recorded[];
-}
-
 async function connect(entityId: string, tokens: { accessToken: string; refreshToken?: string; expiresAt?: string }) {
   const store = new ConnectionStore(getDatabase(env.DB), await tokenCipherFor(env));
   await store.save({ entityId, connectionKey: origin }, { scopes: ["files:read"], tokenType: "Bearer", ...tokens }, { issuer, clientId: "switchboard-test" });
@@ -63,58 +58,6 @@ async function personWorld(tool: Record<string, unknown>) {
   const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "myFiles", args: {} }, skip] }, { toolCalls: [skip] }]);
   const ask = () => postMessage(world.spaceId, world.person, "list my files");
   return { ...world, ask };
-}
-
-/** Every row of every D1 table and of the agent object's storage, as text. */
-async function everythingStored(agentId: string): Promise<string> {
-  const tables = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%'").all<{
-    name: string;
-  }>();
-  const rows: unknown[] = [];
-  for (const { name } of tables.results) rows.push(name, (await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results);
-  const objectRows = await runInDurableObject(agentObject(agentId), (_instance, state) => {
-    const names = state.storage.sql
-      .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'")
-      .toArray()
-      .map((row) => row.name);
-    return names.map((name) => [name, state.storage.sql.exec(`SELECT * FROM "${name}"`).toArray()]);
-  });
-  return JSON.stringify([rows, objectRows]);
-}
-
-/** A browser: its cookies, kept per name, sent back on every request. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-
-  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-    const response = await exports.default.fetch(new Request(url, { headers: cookie === "" ? headers : { ...headers, cookie }, redirect: "manual" }));
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
-      if (value === "" || /max-age=0\b/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-}
-
-/** The person gets their link, opens it, and the authorization server sends them back with a code. */
-async function personConnects(person: string, flowId: string): Promise<Response> {
-  const link = await callJson<{ startUrl: string }>(`/api/me/connections/flows/${flowId}`, { headers: await memberHeaders(person) });
-  expect(link.status).toBe(200);
-  const browser = new Browser();
-  const started = await browser.get(link.body.startUrl);
-  expect(started.status).toBe(302);
-  const state = new URL(started.headers.get("location") ?? "").searchParams.get("state") ?? "";
-  return browser.get(`http://gateway.test/oauth/callback?${new URLSearchParams({ code: "good-code", state, iss: issuer })}`, { accept: "application/json" });
-}
-
-type AccountCard = { entityId: string; service: string; scopes: string[]; flowId: string; expiresAt: string };
-
-async function pendingStatus(agentId: string, toolCallId: string): Promise<string | undefined> {
-  const { body } = await secret<{ pendingToolCalls: { toolCallId: string; status: string }[] }>(`/api/agents/${agentId}/pending-tool-calls`);
-  return body.pendingToolCalls.find((call) => call.toolCallId === toolCallId)?.status;
 }
 
 describe("the auth config of a gateway tool", () => {
@@ -319,7 +262,7 @@ describe("a person who has not connected", () => {
   it("when the person connects, the request is sent once with their token and the run goes on with its answer", async () => {
     const id = crypto.randomUUID();
     const { world, toolCallId, account } = await waitingCall(personTool(id));
-    const connected = await personConnects(world.person, account.flowId);
+    const connected = await personConnects(world.person, account.flowId, issuer);
     expect(connected.status).toBe(200);
     const runs = await settledRuns(world.agent.id, 15_000);
     expect(runs).toHaveLength(1);
@@ -368,7 +311,7 @@ describe("a person who has not connected", () => {
     await runDurableObjectAlarm(agentObject(world.agent.id));
     // The cycle goes on from its journal and does the call again: it waits on the same flow, it begins none.
     await space.collector.waitFor((event) => event.type === "tool.started" && event.data.toolCallId === toolCallId, 10_000);
-    const connected = await personConnects(world.person, account.flowId);
+    const connected = await personConnects(world.person, account.flowId, issuer);
     expect(connected.status).toBe(200);
     const runs = await settledRuns(world.agent.id, 15_000);
     expect(runs).toHaveLength(1);

@@ -1,0 +1,3 @@
+/** Types for scripts/demo-accounts.mjs. */
+export const demoNotesScopes: string[];
+export function startDemoAccounts(): Promise<{ issuer: string; notesUrl: string; close(): Promise<void> }>;

@@ -1,0 +1,89 @@
+/**
+ * The tools of a space's endpoint (`/mcp/spaces/:spaceId`): the
+ * conversation (`send_message`, `read_messages`), `ask_agent`, and the
+ * calls that wait on someone (`register-call-tools.ts`). The endpoint
+ * admitted the caller for this space (the secret key, or a member's token),
+ * so each tool acts in this space only, with the REST routes' rules: a
+ * message posted as `POST …/messages` posts it, messages read as
+ * `GET …/messages` reads them (a token sees `minimal` tools redacted).
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { postAsCaller } from "../api/messages";
+import { fullMessage, maxMentions, maxMessageChars, redactMessage } from "../protocol/message";
+import { spaceStub } from "../spaces/space-stub";
+import { askInSpace } from "./ask-in-space";
+import type { FaceContext } from "./face-context";
+import { registerCallTools } from "./register-call-tools";
+import { answering, toolAnswer } from "./tool-answer";
+import { AskTimeout } from "./ask-timeout";
+
+const EntityId = z.string().min(1).max(100);
+export const maxReadLimit = 200;
+const maxReadOffset = 10_000;
+
+export function registerSpaceTools(server: McpServer, context: FaceContext, spaceId: string): void {
+  const secretNote = context.caller.kind === "secret" ? " With the secret key, entityId names who speaks." : "";
+
+  server.registerTool(
+    "send_message",
+    {
+      description: `Post a message to this space as you; it wakes the space's agents as any person's message does (a mentioned agent always).${secretNote}`,
+      inputSchema: z.strictObject({
+        text: z.string().min(1).max(maxMessageChars),
+        mentions: z.array(EntityId).max(maxMentions).optional().describe("Entity ids (or agent ids) of members to mention"),
+        entityId: EntityId.optional().describe("Required with the secret key: the entity that speaks"),
+      }),
+    },
+    (input) =>
+      answering(async () => {
+        const message = await postAsCaller(context.c, context.caller, spaceId, input);
+        return toolAnswer({ message }, `Posted message ${message.id} (seq ${message.seq}).`);
+      }),
+  );
+
+  server.registerTool(
+    "read_messages",
+    {
+      description: `Read this space's messages, oldest first. With afterSeq: the messages after that seq (page forward with nextAfterSeq). Without it: the newest ones, skipping the newest offset (page back with nextOffset). At most ${maxReadLimit} a page.`,
+      inputSchema: z
+        .strictObject({
+          afterSeq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+          offset: z.number().int().min(0).max(maxReadOffset).optional().describe("Without afterSeq: how many of the newest messages to skip"),
+          limit: z.number().int().min(1).max(maxReadLimit).default(50),
+        })
+        .refine((input) => input.afterSeq === undefined || input.offset === undefined, { path: ["offset"], message: "Give afterSeq or offset, not both" }),
+      annotations: { readOnlyHint: true },
+    },
+    (input) =>
+      answering(async () => {
+        const space = spaceStub(context.c.env, spaceId);
+        const show = context.caller.kind === "secret" ? fullMessage : redactMessage;
+        const read = input.afterSeq !== undefined ? await space.readMessages(input.afterSeq, input.limit) : await space.recentMessages(input.limit, input.offset ?? 0);
+        const messages = read.map(show);
+        const full = messages.length === input.limit;
+        const last = messages.at(-1)?.seq ?? input.afterSeq ?? 0;
+        const page =
+          input.afterSeq !== undefined
+            ? { nextAfterSeq: last, hasMore: full }
+            : { nextAfterSeq: last, nextOffset: full && (input.offset ?? 0) + input.limit <= maxReadOffset ? (input.offset ?? 0) + input.limit : null };
+        return toolAnswer({ messages, ...page }, `${messages.length} message(s).`);
+      }),
+  );
+
+  server.registerTool(
+    "ask_agent",
+    {
+      description: `Ask an agent of this space something: your message (mentioning it) is posted and wakes it, and the answer is what its run says here. Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error says how to read its reply later. Sends progress notifications while it waits when the call carries a progressToken.${secretNote}`,
+      inputSchema: z.strictObject({
+        agentId: EntityId.describe("The agent: its agent id (agt_…) or its entity id"),
+        text: z.string().min(1).max(maxMessageChars),
+        timeoutSeconds: AskTimeout.schema,
+        entityId: EntityId.optional().describe("Required with the secret key: the entity that asks"),
+      }),
+    },
+    (input, extra) => answering(() => askInSpace(context, spaceId, input, extra)),
+  );
+
+  registerCallTools(server, context);
+}
