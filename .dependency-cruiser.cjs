@@ -50,6 +50,7 @@ const toolFloorRules = toolFloors.slice(0, -1).map((floor, index) => {
  */
 const agentRecords = [
   "agent-config",
+  "a2a-face-config",
   "agent-config-aliases",
   "agent-record",
   "agent-lists",
@@ -154,8 +155,16 @@ module.exports = {
       name: "mcp-face-wired-by-the-app",
       comment: "src/mcp-face (the MCP server face) stands above the routes it reuses: only api/app.ts mounts it, nothing else imports it",
       severity: "error",
-      from: { path: "^src/", pathNot: ["^src/mcp-face/", "^src/api/app\\.ts$"] },
+      from: { path: "^src/", pathNot: ["^src/mcp-face/", "^src/a2a/", "^src/api/app\\.ts$"] },
       to: { path: "^src/mcp-face/" },
+    },
+    {
+      name: "a2a-face-wired-by-the-app",
+      comment:
+        "src/a2a (the Agent2Agent face) stands above the routes it reuses, as the MCP face does (whose authentication and agent-stream reader it shares): only api/app.ts mounts it",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/a2a/", "^src/api/app\\.ts$"] },
+      to: { path: "^src/a2a/" },
     },
     below("agents", "api"),
     below("spaces", "api", "agents"),
@@ -170,6 +179,8 @@ module.exports = {
     below("streams", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks", "db"),
     below("security", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks", "db", "streams"),
     below("auth", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks"),
+    // telemetry/ (spans, their export, trace context) is a leaf: everything above may make spans, it knows none of them.
+    below("telemetry", "api", "agents", "spaces", "tools", "knowledge", "models", "webhooks", "accounts", "db", "streams", "auth", "mcp-face", "a2a"),
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -74,6 +74,8 @@ export default defineConfig(async () => {
                   JWT_SECRET: "test-jwt-secret-that-is-long-enough",
                   WEBHOOK_SECRET: "test-webhook-secret",
                   TOOL_API_TOKEN: "test-tool-token",
+                  // The client secret of tools that act as their agent by the client credentials grant (test/fake-remote.ts knows it).
+                  AGENT_CLIENT_SECRET: "agent-secret",
                   // Connected accounts' tokens are sealed with this key (id "test1"; docs/accounts.md).
                   ACCOUNTS_KEYS: "test1:+C+D5F3BTe8O+QZXfG6qeCz7dfFdnW6mQXFRMjxPZu0=",
                 },

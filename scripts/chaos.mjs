@@ -16,6 +16,12 @@
  *   approve-kill   a gateway tool behind an approval: killed right after the
  *                  yes, while the approved request is at the upstream; it is
  *                  not sent again (at most once after a yes)
+ *   connect-kill   an MCP tool that acts as the person waits for them to
+ *                  connect their account: they open the card's link and sign
+ *                  in at the authorization server (scripts/demo-accounts.mjs,
+ *                  outside the gateway), and the gateway is killed before the
+ *                  server's redirect reaches it; after the restart the
+ *                  callback completes the flow, and the call runs once
  *
  * A local receiver stands in for the outside world (the gateway tool's
  * upstream and the webhook endpoint) and counts executions by their
@@ -27,7 +33,7 @@
  *   npm run chaos -- --rounds 5 --only mid-wait,after-result
  */
 import { spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
@@ -50,7 +56,7 @@ const { values: flags } = parseArgs({
   },
 });
 const rounds = Number(flags.rounds);
-const scenarios = (flags.only ?? "mid-cycle,mid-wait,after-result,burst,receiver-down,approve-kill").split(",");
+const scenarios = (flags.only ?? "mid-cycle,mid-wait,after-result,burst,receiver-down,approve-kill,connect-kill").split(",");
 
 const startedAt = Date.now();
 const log = (...parts) => console.log(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(6)}s]`, ...parts);
@@ -61,6 +67,7 @@ const keys = {
   GATEWAY_PUBLIC_KEY: `pk_${randomBytes(16).toString("hex")}`,
   JWT_SECRET: randomBytes(32).toString("base64url"),
   WEBHOOK_SECRET: randomBytes(24).toString("hex"),
+  ACCOUNTS_KEYS: `chaos:${randomBytes(32).toString("base64")}`,
 };
 const state = mkdtempSync(join(tmpdir(), "switchboard-chaos-"));
 const envFile = join(state, "chaos.vars");
@@ -496,7 +503,129 @@ async function approveKill(round) {
   };
 }
 
-const runners = { "mid-cycle": midCycle, "mid-wait": midWait, "after-result": afterResult, burst, "receiver-down": receiverDown, "approve-kill": approveKill };
+// ── a person connecting an account, killed mid-flow ─────────────────────
+
+/** An HS256 JWT for a person (their page's credential). */
+function personToken(entityId) {
+  const encode = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  const unsigned = `${encode({ alg: "HS256", typ: "JWT" })}.${encode({ sub: entityId, iat: now, exp: now + 3600 })}`;
+  return `${unsigned}.${createHmac("sha256", keys.JWT_SECRET).update(unsigned).digest("base64url")}`;
+}
+
+/** A browser's cookies, by name. */
+function keepCookies(jar, response) {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair, ...attributes] = line.split(";");
+    const name = pair.slice(0, pair.indexOf("=")).trim();
+    const value = pair.slice(pair.indexOf("=") + 1);
+    if (value === "" || attributes.some((attribute) => /^\s*max-age=0/i.test(attribute))) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+const cookieHeader = (jar) => ({ cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") });
+
+/**
+ * Follows a link as the person's browser would: through the gateway's start
+ * link and the authorization server's log-in and consent pages, up to the
+ * redirect back to the gateway's callback, which is not followed: its URL is
+ * returned (the browser would open it next).
+ */
+async function signInUntilCallback(startUrl, jar, login) {
+  let url = startUrl;
+  for (let step = 0; step < 16; step += 1) {
+    if (url.startsWith(`${base}/oauth/callback`)) return url;
+    const response = await fetch(url, { redirect: "manual", headers: cookieHeader(jar), signal: AbortSignal.timeout(20_000) });
+    keepCookies(jar, response);
+    const location = response.headers.get("location");
+    if (location !== null) {
+      url = new URL(location, url).href;
+      continue;
+    }
+    const page = await response.text();
+    const prompt = /name="prompt" value="(login|consent)"/.exec(page)?.[1];
+    const action = /<form[^>]* action="([^"]+)"/.exec(page)?.[1];
+    if (prompt === undefined || action === undefined) throw new Error(`not a sign-in or consent page (${response.status}): ${page.slice(0, 300)}`);
+    const form = prompt === "login" ? { prompt, login, password: "any password" } : { prompt };
+    const submitted = await fetch(new URL(action, url), {
+      method: "POST",
+      redirect: "manual",
+      headers: { ...cookieHeader(jar), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(form),
+    });
+    keepCookies(jar, submitted);
+    url = new URL(submitted.headers.get("location") ?? "", url).href;
+  }
+  throw new Error("the sign-in never came back to the gateway");
+}
+
+let demoAccounts;
+
+async function connectKill(round) {
+  demoAccounts ??= await (await import("./demo-accounts.mjs")).startDemoAccounts();
+  const server = { name: "notes", url: demoAccounts.notesUrl, auth: { type: "oauth", owner: "person", service: "Demo notes", tools: [{ name: "whoami" }] } };
+  const person = (await must("POST", "/api/entities", { type: "human", name: `Chaos ${round}` })).id;
+  const agent = await must("POST", "/api/agents", {
+    config: {
+      agent: { name: "Connector" },
+      model: {
+        provider: "scripted",
+        turns: [{ toolCalls: [enter("SPACE"), { name: "notes__whoami", args: {} }] }, { toolCalls: [{ name: "send_message", args: { text: `connected ${round}` } }, skip] }],
+      },
+      mcp: { servers: [server] },
+    },
+  });
+  const spaceId = (await must("POST", "/api/spaces", { name: "chaos accounts", memberIds: [person, agent.entityId] })).id;
+  const config = (await must("GET", `/api/agents/${agent.id}`)).config;
+  config.model.turns = JSON.parse(JSON.stringify(config.model.turns).replaceAll("SPACE", spaceId));
+  await must("PUT", `/api/agents/${agent.id}`, { config });
+  const login = `chaos-${round}-${randomBytes(3).toString("hex")}`;
+  const callsBefore = demoAccounts.calls.filter((call) => call.accountId === login).length;
+
+  await must("POST", `/api/spaces/${spaceId}/messages`, { text: `who am I ${round}`, entityId: person });
+  const card = await waitFor("the card that asks the person to connect", async () => {
+    const { messages } = await must("GET", `/api/spaces/${spaceId}/messages?afterSeq=0&limit=200`);
+    return messages.flatMap((message) => message.parts ?? []).find((part) => part.account?.flowId);
+  });
+  const member = { "x-public-key": keys.GATEWAY_PUBLIC_KEY, authorization: `Bearer ${personToken(person)}` };
+  const linked = await fetch(`${base}/api/me/connections/flows/${card.account.flowId}`, { headers: member, signal: AbortSignal.timeout(20_000) });
+  const link = await linked.json();
+  if (linked.status !== 200) throw new Error(`the person's link: ${linked.status} ${JSON.stringify(link)}`);
+  const jar = new Map();
+  const callback = await signInUntilCallback(link.startUrl, jar, login);
+
+  // The worst moment: signed in and consented at the server, the code on its way back to a gateway that is gone.
+  await killGateway();
+  const upAt = await startGateway();
+  const finished = await fetch(callback, { redirect: "manual", headers: { ...cookieHeader(jar), accept: "application/json" }, signal: AbortSignal.timeout(30_000) });
+  const answer = await finished.json();
+  if (finished.status !== 200) throw new Error(`the callback after the restart: ${finished.status} ${JSON.stringify(answer)}`);
+  await waitFor("the agent going on", async () => (await repliesOf(spaceId, agent.entityId)).length > 0);
+  const recoveryMs = performance.now() - upAt;
+  const calls = (await callsOf(agent.id)).filter((call) => call.toolName === "notes__whoami");
+  const runs = await runsOf(agent.id);
+  const completed = runs.flatMap((run) => run.toolCalls ?? []).filter((call) => call.toolName === "notes__whoami" && call.status === "completed").length;
+  const executions = demoAccounts.calls.filter((call) => call.accountId === login).length - callsBefore;
+  const replies = (await repliesOf(spaceId, agent.entityId)).length;
+  const resolved = calls.filter((call) => call.status === "resolved").length;
+  return {
+    accepted: 1,
+    delivered: Math.min(1, completed, resolved),
+    duplicated: Math.max(0, executions - 1) + Math.max(0, replies - 1) + Math.max(0, completed - 1),
+    recoveryMs,
+    note: `the notes server ran the call ${executions}x as ${login}`,
+  };
+}
+
+const runners = {
+  "mid-cycle": midCycle,
+  "mid-wait": midWait,
+  "after-result": afterResult,
+  burst,
+  "receiver-down": receiverDown,
+  "approve-kill": approveKill,
+  "connect-kill": connectKill,
+};
 
 // ── run ────────────────────────────────────────────────────────────────
 
@@ -537,6 +666,7 @@ try {
 } finally {
   if (server) await killGateway().catch(() => undefined);
   receiver.close();
+  await demoAccounts?.close();
   rmSync(state, { recursive: true, force: true });
 }
 process.exit(exitCode);

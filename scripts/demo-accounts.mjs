@@ -28,7 +28,7 @@ function listening(server) {
   });
 }
 
-/** Starts both servers; `close()` stops them. Resolves to where they are. */
+/** Starts both servers; `close()` stops them. Resolves to where they are, and the list of tool calls the notes server ran. */
 export async function startDemoAccounts() {
   const [
     { default: Provider, errors },
@@ -51,6 +51,8 @@ export async function startDemoAccounts() {
   const issuer = await listening(authListener);
   const notesOrigin = await listening(notesListener);
   const resource = `${notesOrigin}/mcp`;
+  /** Every tool call the notes server ran, and for whom (scripts count them: nothing doubled). */
+  const calls = [];
 
   // oidc-provider warns, rightly, that its in-memory store and development pages are for development: that is this demo.
   const warn = console.warn;
@@ -104,9 +106,10 @@ export async function startDemoAccounts() {
   const bearer = requireBearerAuth({ verifier, requiredScopes: ["notes:read"], resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(new URL(resource)) });
   app.post("/mcp", bearer, (request, response) => {
     const server = new McpServer({ name: "demo-notes", version: "1.0.0" });
-    server.registerTool("whoami", { description: "Says which Demo notes account the call acts for" }, () => ({
-      content: [{ type: "text", text: `You are signed in to Demo notes as ${request.auth?.extra?.accountId}.` }],
-    }));
+    server.registerTool("whoami", { description: "Says which Demo notes account the call acts for" }, () => {
+      calls.push({ tool: "whoami", accountId: String(request.auth?.extra?.accountId) });
+      return { content: [{ type: "text", text: `You are signed in to Demo notes as ${request.auth?.extra?.accountId}.` }] };
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     response.on("close", () => {
       void transport.close();
@@ -122,5 +125,5 @@ export async function startDemoAccounts() {
       await new Promise((resolve) => server.close(() => resolve()));
     }
   };
-  return { issuer, notesUrl: resource, close };
+  return { issuer, notesUrl: resource, calls, close };
 }

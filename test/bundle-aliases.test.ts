@@ -6,11 +6,15 @@
 import { GatewayAuthenticationError, GatewayError } from "@ai-sdk/gateway";
 import { APICallError } from "@ai-sdk/provider";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { objectFromShape, safeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { generateText, streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as zodV4 } from "zod/v4";
+import * as zodV3 from "zod/v3";
 // zod's own namespace, by a path no alias matches.
 import * as zodAsPublished from "../node_modules/zod/v4/classic/external.js";
 import { createScriptedModel } from "../src/models/scripted-model";
@@ -23,6 +27,18 @@ describe("bundle aliases", () => {
     expect(() => new Client({ name: "t", version: "1" })).toThrow("jsonSchemaValidator: new McpSchemaValidator()");
     const client = new Client({ name: "t", version: "1" }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     expect(client).toBeInstanceOf(Client);
+  });
+
+  it("zod 3 and zod-to-json-schema are not in the Worker: the MCP SDK's zod 4 path works as before, and a zod 3 shape says why", () => {
+    expect(Object.keys(zodV3)).toEqual(["object"]);
+    // The SDK's own message schemas are zod 4: parsed and described without zod 3.
+    expect(safeParse(ListToolsResultSchema, { tools: [{ name: "t", inputSchema: { type: "object" } }] }).success).toBe(true);
+    const shape = objectFromShape({ n: z.number() });
+    expect(safeParse(shape, { n: "1" }).success).toBe(false);
+    expect(toJsonSchemaCompat(shape)).toMatchObject({ type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+    const zod3Like = { parse: () => 1, safeParse: () => ({ success: true }) };
+    expect(() => objectFromShape({ n: zod3Like as unknown as z.ZodNumber })).toThrow("zod 3 is not bundled in the Worker");
+    expect(() => toJsonSchemaCompat(zod3Like as unknown as z.ZodObject)).toThrow("zod-to-json-schema is not bundled in the Worker");
   });
 
   it("zod: `z` from zod and zod/v4 is zod's own namespace, member for member, less the locales, core, compile and fromJSONSchema", () => {

@@ -8,7 +8,7 @@
  * then completes the example the way the message says.
  */
 import { describe, expect, it } from "vitest";
-import { callJson, createHuman, createSpace, memberHeaders, secret } from "./support/api";
+import { callJson, createHuman, createSpace, memberHeaders, postMessage, secret } from "./support/api";
 import { createAgent, type RunRecord, settledRuns, waitForRuns, waitUntil } from "./support/agents";
 import { enter, skip, submitResult, toolWorld } from "./support/tool-world";
 import index from "./fixtures/design-examples/index.json";
@@ -369,6 +369,87 @@ describe("forms the documents name without a JSON example", () => {
     const [run] = await waitForRuns(world.agent.id, 1);
     expect(callOf(run, "getMemory").result).toMatchObject({ memories: [{ key: "tz", value: "Europe/Berlin" }] });
     expect(callOf(run, "getPlan").result).toMatchObject({ plans: [{ name: "standup" }] });
+  });
+
+  it("the prebuilt roadmap's searchKnowledge, sendNotification, getSpaceContext and updateSpaceMetadata act on the agent's knowledge and spaces", async () => {
+    const actions = ["searchKnowledge", "sendNotification", "getSpaceContext", "updateSpaceMetadata", "setMemory"];
+    const tools = actions.map((action) => ({ name: action, executionType: "prebuilt", execution: { action } }));
+    const oversized = { blob: "x".repeat(9_000) };
+    const world = await toolWorld(tools, (spaceId) => [
+      {
+        toolCalls: [
+          {
+            name: "setMemory",
+            args: {
+              memories: [
+                { key: "favourite-colour", value: "Teal, like the sea" },
+                { key: "city", value: "Lisbon" },
+              ],
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "sendNotification", args: { message: "Nowhere to say it" } }, enter(spaceId)] },
+      {
+        toolCalls: [
+          { name: "searchKnowledge", args: { query: "TEAL sea colour" } },
+          { name: "updateSpaceMetadata", args: { metadata: { topic: "launch", stage: { name: "draft", step: 1 } } } },
+        ],
+      },
+      { toolCalls: [{ name: "updateSpaceMetadata", args: { metadata: { stage: { step: null }, owner: "pat" } } }] },
+      {
+        toolCalls: [
+          { name: "updateSpaceMetadata", args: { metadata: oversized } },
+          { name: "getSpaceContext", args: {} },
+        ],
+      },
+      { toolCalls: [{ name: "sendNotification", args: { title: "Launch", message: "The draft is ready" } }, skip] },
+    ]);
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    const calls = (name: string) => run.toolCalls.filter((entry) => entry.toolName === name);
+    // Not in a space and none named: nothing is posted.
+    expect(calls("sendNotification")[0]).toMatchObject({ status: "failed" });
+    expect(callOf(run, "searchKnowledge").result).toMatchObject({
+      total: 1,
+      results: [{ source: "memory", key: "favourite-colour", value: "Teal, like the sea", score: 1 }],
+    });
+    // A merge patch: nested objects merge, null removes; a patch past the limits changes nothing.
+    expect(calls("updateSpaceMetadata").map((entry) => entry.status)).toEqual(["completed", "completed", "failed"]);
+    expect(calls("updateSpaceMetadata")[1].result).toMatchObject({ metadata: { topic: "launch", stage: { name: "draft" }, owner: "pat" } });
+    const context = callOf(run, "getSpaceContext").result as { metadata: unknown; members: { id: string; type: string; you: boolean }[]; name: string; active: boolean };
+    expect(context).toMatchObject({ name: "Room", active: true, metadata: { topic: "launch", stage: { name: "draft" }, owner: "pat" } });
+    expect(context.members.map((member) => [member.id, member.type, member.you]).sort()).toEqual(
+      [
+        [world.person, "human", false],
+        [world.agent.entityId, "agent", true],
+      ].sort(),
+    );
+    const { body: space } = await secret<{ metadata: unknown }>(`/api/spaces/${world.spaceId}`);
+    expect(space.metadata).toEqual({ topic: "launch", stage: { name: "draft" }, owner: "pat" });
+    // People set it when they create a space, within the same limits.
+    const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, index]));
+    expect((await secret("/api/spaces", { body: { name: "Big", metadata: tooMany } })).status).toBe(400);
+    const { body: created } = await secret<{ id: string }>("/api/spaces", { body: { name: "Tagged", metadata: { team: "ops" } } });
+    expect((await secret<{ metadata: unknown }>(`/api/spaces/${created.id}`)).body.metadata).toEqual({ team: "ops" });
+    // The notification is a message in the space that mentions the run's initiator (the external wake has none: the person is named below).
+    expect(calls("sendNotification")[1]).toMatchObject({ status: "failed" });
+  });
+
+  it("sendNotification mentions whom it notifies, by default whoever started the run", async () => {
+    const tools = [{ name: "sendNotification", executionType: "prebuilt", execution: { action: "sendNotification" } }];
+    const world = await toolWorld(tools, (spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "sendNotification", args: { title: "Launch", message: "The draft is ready" } }] },
+      { toolCalls: [{ name: "sendNotification", args: { message: "Not a member", recipientIds: ["ent_nobody"] } }, skip] },
+    ]);
+    await postMessage(world.spaceId, world.person, `@Toolsmith go`, [world.agent.entityId]);
+    const [run] = await waitForRuns(world.agent.id, 1);
+    const [notified, refused] = run.toolCalls.filter((entry) => entry.toolName === "sendNotification");
+    expect(notified).toMatchObject({ status: "completed", result: { success: true, notified: [world.person], spaceId: world.spaceId } });
+    expect(refused).toMatchObject({ status: "failed" });
+    const { body } = await secret<{ messages: { entityId: string; text?: string; mentions?: string[] }[] }>(`/api/spaces/${world.spaceId}/messages`);
+    const posted = body.messages.filter((message) => message.entityId === world.agent.entityId && message.text !== undefined);
+    expect(posted).toMatchObject([{ text: "**Launch**\n\nThe draft is ready", mentions: [world.person] }]);
   });
 
   it("an unknown prebuilt action is refused with a 400 naming it", async () => {

@@ -33,7 +33,9 @@
  *   recorded under `auth-token`. `https://auth.test/token-down` answers 503.
  *   A refresh (`grant_type=refresh_token`) of a refresh token `rt-…` gets
  *   fresh random tokens (the refresh token rotated; `stale` in it stays in
- *   both new tokens); any other, `invalid_grant`.
+ *   both new tokens); any other, `invalid_grant`. The client credentials
+ *   grant (`grant_type=client_credentials`) with the secret `agent-secret`
+ *   (Basic or in the form) gets `at-cc-<client id>-…`, no refresh token.
  * - `http://api.test/as-person/<id>` is a service that takes bearer tokens:
  *   each request is recorded under `as-person-<id>`; a token with `stale` in
  *   it gets 401 (`WWW-Authenticate: Bearer error="invalid_token"`), any other
@@ -336,6 +338,13 @@ async function authServer(request: Request, url: URL): Promise<Response> {
     // A refresh token with `stale` in it gets an access token the fake service refuses too.
     const stale = form.get("refresh_token")?.includes("stale") ? "stale-" : "";
     return json({ access_token: `at-${stale}${crypto.randomUUID()}`, refresh_token: `rt-${stale}${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600 });
+  }
+  if (form.get("grant_type") === "client_credentials") {
+    // The client authenticates with Basic (the secret "agent-secret") or in the form; the token names the client.
+    const basic = /^Basic (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
+    const [clientId, secret] = basic ? atob(basic).split(":").map(decodeURIComponent) : [form.get("client_id"), form.get("client_secret")];
+    if (secret !== "agent-secret") return json({ error: "invalid_client", error_description: "unknown client" }, 401);
+    return json({ access_token: `at-cc-${clientId}-${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600, scope: form.get("scope") ?? "files:read" });
   }
   if (form.get("grant_type") !== "authorization_code" || form.get("code") !== "good-code") return json({ error: "invalid_grant", error_description: "unknown code" }, 400);
   return json({ access_token: `at-${crypto.randomUUID()}`, refresh_token: `rt-${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600, scope: "files:read" });

@@ -16,6 +16,11 @@ export type Flags = {
   "expires-in"?: string;
   name?: string;
   entity?: string;
+  /** `accounts connect --agent`: the agent whose own account an operator connects, and where (one of tool, server, provider). */
+  agent?: string;
+  tool?: string;
+  server?: string;
+  provider?: string;
   help?: boolean;
 };
 

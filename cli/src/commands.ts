@@ -160,7 +160,10 @@ export const commands: Record<string, Command> = {
     const [action, connectionKey] = positionals;
     if (action === "revoke") return revokeAccount(context, connectionKey);
     if (action === "connect") return connectAccount(context, connectionKey);
-    if (action !== undefined) throw new UsageError(`Unknown accounts command "${action}" (accounts, accounts connect <FLOW_ID>, accounts revoke <KEY>)`);
+    if (action !== undefined)
+      throw new UsageError(
+        `Unknown accounts command "${action}" (accounts, accounts connect <FLOW_ID> --as ENTITY, accounts connect --agent AGENT --tool NAME, accounts revoke <KEY>)`,
+      );
     const entityId = await entityNamed(context, context.flags.entity);
     if (entityId && context.actingAs()) throw new UsageError(ownOnly("accounts"));
     const client = await context.client();
@@ -242,8 +245,24 @@ async function entityNamed(context: CommandContext, named: string | undefined): 
 /** `--as` with `--entity`: a person sees and revokes only their own, so naming anyone is the secret key's. */
 const ownOnly = (command: string) => `${command} --as ENTITY is that person's own: --entity is for the secret key (drop --as to act as the operator)`;
 
+/** `accounts connect --agent AGENT --tool NAME` (or `--server`, `--provider`): an operator's link that connects the agent's own account there. */
+async function connectAgentAccount(context: CommandContext, agentId: string): Promise<void> {
+  const { tool, server, provider } = context.flags;
+  const named = [tool, server, provider].filter((value) => value !== undefined);
+  if (named.length !== 1) throw new UsageError("accounts connect --agent needs exactly one of --tool NAME, --server NAME or --provider NAME");
+  if (context.actingAs()) throw new UsageError("accounts connect --agent is the operators' (the secret key): drop --as");
+  const target = tool !== undefined ? { tool } : server !== undefined ? { server } : { provider: provider ?? "" };
+  const link = await context.admin().agents.connectAccount(agentId, target);
+  if (context.flags.json) return context.json(link);
+  const scopes = link.scopes.length > 0 ? ` (${link.scopes.join(" ")})` : "";
+  context.io.out(
+    `Open this link in a browser and sign in as the account ${agentId} should use at ${link.service}${scopes}; it works once, until ${link.expiresAt}:\n${link.startUrl}\n`,
+  );
+}
+
 /** `accounts connect <FLOW_ID> --as ENTITY`: the link that connects the account a card asks that person for, to open in their browser. */
 async function connectAccount(context: CommandContext, flowId: string | undefined): Promise<void> {
+  if (context.flags.agent !== undefined) return connectAgentAccount(context, context.flags.agent);
   if (!flowId) throw new UsageError("accounts connect needs the flow id the card names: switchboard accounts connect flw_… --as ent_…");
   const actingAs = context.actingAs();
   if (!actingAs) throw new UsageError("accounts connect is the person's own: add --as ENTITY (the person the card asks)");

@@ -25,6 +25,8 @@ const usage = `switchboard — talk to a Switchboard gateway (defaults: the loca
   switchboard dead-letters redeliver <ID>              deliver one again now (the same webhook-id: receivers dedupe it)
   switchboard accounts [--entity E] [--as ENTITY]      connected accounts: everyone's, one entity's, or (--as) a person's own
   switchboard accounts revoke <KEY> [--entity E]       erase one's tokens (whose: --entity with the secret key, or --as)
+  switchboard accounts connect <FLOW> --as ENTITY      the link a "connect your account" card asks that person to open
+  switchboard accounts connect --agent A --tool NAME   an operator connects an agent's own account (or --server, --provider)
   switchboard token <ENTITY> [--expires-in 1h]         a JWT for ENTITY (signed with JWT_SECRET)
   switchboard link [ENTITY]                            a sign-in link for the live page (default: the demo person)
 
@@ -55,6 +57,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         "expires-in": { type: "string" },
         name: { type: "string" },
         entity: { type: "string" },
+        agent: { type: "string" },
+        tool: { type: "string" },
+        server: { type: "string" },
+        provider: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

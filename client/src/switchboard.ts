@@ -129,6 +129,12 @@ export class Switchboard {
         (cursor) => this.agents.list({ cursor, limit: 200 }),
         (page) => page.agents,
       ),
+    /**
+     * Connects an agent's own account (a tool, MCP server or OpenAPI source whose `auth` says `owner: "agent"`
+     * and has no client secret): a one-time `startUrl` to open and sign in with, as the account the agent should use.
+     */
+    connectAccount: (agentId: string, target: { tool: string } | { server: string } | { provider: string }) =>
+      this.#call(`POST /api/agents/${agentId}/connections`, () => this.raw.POST("/api/agents/{agentId}/connections", { params: { path: { agentId } }, body: target })),
     runs: (agentId: string, query: { limit?: number } = {}) =>
       this.#call(`GET /api/agents/${agentId}/runs`, () => this.raw.GET("/api/agents/{agentId}/runs", { params: { path: { agentId }, query } })),
     pendingToolCalls: (agentId: string, query: { status?: "waiting" | "pending" | "resolved" | "expired"; limit?: number } = {}) =>

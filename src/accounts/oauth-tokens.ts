@@ -6,7 +6,7 @@
  * taken: the gateway sends nothing else. The tokens are a `TokenSet`, the
  * shape they are sealed in (`token-cipher.ts`).
  */
-import { refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import { fetchToken, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { type AuthorizationServer, sdkMetadataOf } from "./oauth-discovery";
@@ -81,4 +81,55 @@ export async function refreshTokens(input: RefreshTokensInput): Promise<OAuthRes
     return failure("token_request_failed", `The refresh failed: ${errorText(error)}`);
   }
   return tokenSetOf(answer, { scopes: tokens.scopes, previousRefreshToken: tokens.refreshToken, now });
+}
+
+export type ClientCredentialsInput = {
+  server: AuthorizationServer;
+  /** A client registered with the provider, with its secret (`${env.NAME}`): the client credentials grant authenticates it. */
+  registration: Extract<OAuthRegistration, { method: "configured" }>;
+  scopes: string[];
+  /** The resource indicator (RFC 8707) the token is for, when known. */
+  resource?: string;
+  http: OAuthHttp;
+  env: Record<string, unknown>;
+  now?: number;
+};
+
+/**
+ * A token for the client itself (the client credentials grant, RFC 6749
+ * section 4.4): what a tool that acts as its agent uses, with no person to
+ * ask. The client authenticates the way the server's metadata says it takes
+ * (its secret in a Basic header, or in the form). Never throws.
+ */
+export async function clientCredentialsTokens(input: ClientCredentialsInput): Promise<OAuthResult<TokenSet>> {
+  const { server, scopes } = input;
+  const now = input.now ?? Date.now();
+  const client = clientInformationOf(input.registration, input.env, now);
+  if (!client.ok) return client;
+  if (client.value.client_secret === undefined)
+    return failure("registration_failed", "The client credentials grant needs the client's secret: give client.clientSecret as ${env.NAME}");
+  const issuer = server.issuer ?? server.tokenEndpoint;
+  let answer: OAuthTokens;
+  try {
+    answer = await fetchToken(
+      {
+        redirectUrl: undefined,
+        clientMetadata: { redirect_uris: [], grant_types: ["client_credentials"], ...(scopes.length > 0 && { scope: scopes.join(" ") }) },
+        clientInformation: () => client.value,
+        tokens: () => undefined,
+        saveTokens: () => undefined,
+        redirectToAuthorization: () => undefined,
+        saveCodeVerifier: () => undefined,
+        codeVerifier: () => "",
+        prepareTokenRequest: (scope) => new URLSearchParams({ grant_type: "client_credentials", ...(scope && { scope }) }),
+      },
+      issuer,
+      { metadata: sdkMetadataOf(server), resource: input.resource, fetchFn: input.http.fetch },
+    );
+  } catch (error) {
+    return failure("token_request_failed", `The client credentials grant failed: ${errorText(error)}`);
+  }
+  // A refresh token is not used (RFC 6749 says the grant issues none): a new grant is asked for when the token ends.
+  const tokens = tokenSetOf({ ...answer, refresh_token: undefined }, { scopes, now });
+  return tokens;
 }

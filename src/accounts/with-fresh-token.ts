@@ -11,7 +11,8 @@
  * A refresh token the server rotates replaces the old one; one it leaves
  * out keeps the old one, as do scopes it leaves out.
  */
-import type { Connection, ConnectionFailure, ConnectionStore } from "./connection-store";
+import type { Connection, ConnectionDetails, ConnectionFailure, ConnectionStore } from "./connection-store";
+import { errorText } from "./oauth-failure";
 import { type ConnectionIdentity, TokenSet } from "./token-cipher";
 
 /** A token expiring within this is refreshed before it is used. */
@@ -34,6 +35,13 @@ export type FreshToken = { ok: true; connection: Connection; refreshed: boolean 
 export type FreshTokenOptions = {
   /** The access token a service just refused with a 401: a token equal to it is refreshed whatever its expiry. */
   rejectedAccessToken?: string;
+  /**
+   * New tokens without a refresh token (the client credentials grant of a
+   * tool that acts as its agent): asked for when there is no connection (or
+   * it was revoked), and instead of a refresh when there is no refresh token.
+   * A failure rejects (`refresh_failed`).
+   */
+  grant?: () => Promise<{ tokens: TokenSet; details: ConnectionDetails }>;
   /** The clock, in ms (tests). */
   now?: () => number;
 };
@@ -79,10 +87,14 @@ async function freshen(
 ): Promise<FreshToken> {
   const now = options.now ?? Date.now;
   const read = await store.read(identity);
-  if (!read.ok) return read;
+  if (!read.ok) {
+    if (options.grant === undefined || read.reason === "unreadable") return read;
+    return granted(store, identity, options.grant, undefined);
+  }
   const current = read.connection;
   const rejected = options.rejectedAccessToken !== undefined && options.rejectedAccessToken === current.tokens.accessToken;
   if (!rejected && !expiresWithin(current.tokens, refreshMarginMs, now())) return { ok: true, connection: current, refreshed: false };
+  if (current.tokens.refreshToken === undefined && options.grant !== undefined) return granted(store, identity, options.grant, current);
   if (current.tokens.refreshToken === undefined) {
     // Nothing to renew it with: what is left of its life is still usable, then the account must be connected again.
     if (!rejected && !expiresWithin(current.tokens, 0, now())) return { ok: true, connection: current, refreshed: false };
@@ -126,4 +138,28 @@ async function freshen(
     base = after.connection;
   }
   return { ok: false, reason: "refresh_failed", message: "This account's refreshed token could not be stored: its row kept changing" };
+}
+
+/**
+ * Tokens granted anew (no refresh token to use), stored over the row as it
+ * was read (`current`; compare-and-set, so a grant another caller stored
+ * first is used instead), or as a new connection when there was none.
+ */
+async function granted(store: ConnectionStore, identity: ConnectionIdentity, grant: NonNullable<FreshTokenOptions["grant"]>, current: Connection | undefined): Promise<FreshToken> {
+  let answer: Awaited<ReturnType<typeof grant>>;
+  try {
+    answer = await grant();
+  } catch (cause) {
+    // The grant's own failure (the server's words, bounded): what an operator needs to fix it; never a secret.
+    return { ok: false, reason: "refresh_failed", message: `A token could not be granted for this account: ${errorText(cause)}`, cause };
+  }
+  if (current !== undefined) {
+    const written = await store.replaceTokens(current, answer.tokens);
+    if (written) return { ok: true, connection: written, refreshed: true };
+    const after = await store.read(identity);
+    return after.ok ? { ok: true, connection: after.connection, refreshed: false } : after;
+  }
+  const saved = await store.save(identity, answer.tokens, answer.details);
+  if (!saved.ok) return { ok: false, reason: "not_connected", message: "The account's owner no longer exists" };
+  return { ok: true, connection: saved.connection, refreshed: true };
 }

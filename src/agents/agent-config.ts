@@ -18,6 +18,7 @@ import {
   QueueName,
   ToolConfig,
 } from "../tools";
+import { A2aFaceConfig } from "./a2a-face-config";
 import { normalizeAgentConfig } from "./agent-config-aliases";
 import { ReflectionConfig } from "./reflection/reflection-config";
 
@@ -108,6 +109,8 @@ const AgentConfigFields = z
     // The built-in catalogue: groups, denied tools, file folders, the image model.
     ...builtinConfigFields,
     reflection: ReflectionConfig.optional(),
+    /** The Agent2Agent face (docs/a2a.md): off unless enabled. */
+    a2a: A2aFaceConfig.optional(),
     /**
      * The earlier design's choice of how a run's answer streams. Only its one value is taken, and kept as
      * given: the gateway's streams are its own events (the space and agent streams), whatever is set here.

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { getAgent, type AgentRecord } from "./agent-record";
 import { getDatabase } from "../db/client";
 import { countedSql } from "../db/object-statements";
+import { AgentVariables } from "./agent-variables";
 import { listSpacesOfEntity } from "../db/spaces";
 import type { AppEnv } from "../env";
 import type { Message } from "../protocol/message";
@@ -44,6 +45,7 @@ import { PublicOrigin } from "./public-origin";
 import { showPushOutcome, type PushOutcomesHost } from "./push-outcomes";
 import { noteOnRun } from "./run-notes";
 import { EventNotifier } from "../webhooks/event-notifier";
+import { a2aTaskPushes } from "../webhooks/a2a-task-push";
 import { delegateTask, taskStillOpen } from "./delegate-task";
 import { type AgentToolStats, ToolStatsStore } from "./tool-stats-store";
 import { AgentStorage, type Deadline } from "./agent-storage";
@@ -59,6 +61,7 @@ import { AgentScheduler, type OwedWork } from "./agent-scheduler";
 import { processDeadlines } from "./process-deadlines";
 import { giveUp, retryDelayMs, runCycle } from "./run-cycle";
 import { wakeMentionedAgents } from "./wake-agents";
+import { type ObjectTelemetry, objectTelemetry } from "../telemetry/object-telemetry";
 
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;
@@ -75,6 +78,8 @@ export class AgentDO extends DurableObject<AppEnv> {
   readonly #owner: PendingCallOwner;
   readonly #toolRuntime: ToolRuntime;
   readonly #origin: PublicOrigin;
+  /** Spans of this object's runs, batched and sent when a cycle ends (off without an OTLP endpoint). */
+  readonly #telemetry: ObjectTelemetry;
   #agent: AgentRecord | undefined;
   #knowledge: Knowledge | undefined;
   #spaces: { id: string; name: string }[] | undefined;
@@ -95,6 +100,11 @@ export class AgentDO extends DurableObject<AppEnv> {
       write: (upTo) => this.#storage.write("stream_seq", upTo),
     });
     this.#hub = new ConnectionHub(ctx);
+    this.#telemetry = objectTelemetry(env, {
+      keepAlive: (promise) => ctx.waitUntil(promise),
+      // Spans that could not be sent are counted on the agent stream, never retried.
+      onDropped: ({ count, reason, counters }) => this.#publish("telemetry.dropped", { dropped: count, reason, totalDropped: counters.dropped, totalExported: counters.exported }),
+    });
     this.#scheduler = new AgentScheduler({
       alarms: ctx.storage,
       owed: () => this.#owedWork(),
@@ -118,6 +128,8 @@ export class AgentDO extends DurableObject<AppEnv> {
       agentId: () => this.#agentId,
       webhooks: this.#webhooks,
       scheduleAlarm: () => this.#scheduler.schedule(),
+      // Only an agent with an A2A face has tasks that may ask for pushes: no D1 read for the others.
+      taskPushes: async (event) => ((await this.#loadAgent())?.config.a2a?.enabled ? a2aTaskPushes(getDatabase(env.DB), event) : []),
     });
     this.#owner = new PendingCallOwner(
       { storage: () => this.#storage, journal: () => this.#journal, scheduler: this.#scheduler },
@@ -165,12 +177,14 @@ export class AgentDO extends DurableObject<AppEnv> {
         },
       },
       outbox: {
-        sendWebhook: (toolCallId, url, body, giveUpAt) => this.#webhooks.send({ toolCallId, url, body, attempt: 1, ...(giveUpAt !== undefined && { giveUpAt }) }),
-        notify: (event, spaceIds) => this.#notifier.emit(event, spaceIds),
+        sendWebhook: (toolCallId, url, body, giveUpAt, traceparent) =>
+          this.#webhooks.send({ toolCallId, url, body, attempt: 1, ...(giveUpAt !== undefined && { giveUpAt }), ...(traceparent !== undefined && { traceparent }) }),
+        notify: (event, spaceIds, tasksOnly) => this.#notifier.emit(event, spaceIds, tasksOnly),
         delegate: (agentId, task) => delegateTask(env, agentId, task),
       },
       kept: { mcp: this.#mcp, queues: this.#queues, cache: this.#cache, recordCall: (stat) => this.#stats.record(stat) },
       inbox: { takeQueuedResult: (toolCallId) => this.#storage.dropQueued(`evt_result_${toolCallId}`) },
+      variables: new AgentVariables(countedSql(ctx.storage.sql)),
     };
     // One start, before any request, alarm or socket event (they wait for it): the tables first
     // (nothing above reads storage), then recovery. A start that throws resets the object (the
@@ -290,6 +304,7 @@ export class AgentDO extends DurableObject<AppEnv> {
       const agent = await this.#loadAgent();
       // Under the lease, like a cycle, so the alarm cannot start the run again while it fails.
       if (agent) await this.#scheduler.hold(() => giveUp(this.#cycleHost(agent), run, `Aborted by an operator: ${reason}`));
+      this.#telemetry.flush();
     }
     return { aborted: true, runId: run.runId };
   }
@@ -418,8 +433,9 @@ export class AgentDO extends DurableObject<AppEnv> {
         return;
       }
       const outcome = await runCycle(this.#cycleHost(agent));
-      // The cycle's tool statistics, written behind in one statement.
+      // The cycle's tool statistics, written behind in one statement; its spans, sent without waiting.
       this.#stats.flush();
+      this.#telemetry.flush();
       if (outcome.status === "idle" || outcome.status === "waiting") return;
     }
   }
@@ -448,6 +464,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         fanOut: (eventId) => this.#notifier.fanOutSoon(eventId),
       },
       signals: { deleted: this.#deleted.signal, stopped: this.#stopped.signal },
+      tracer: this.#telemetry.tracer,
       toolRuntime: this.#toolRuntime,
     };
   }

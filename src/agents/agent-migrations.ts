@@ -79,6 +79,13 @@ export const agentMigrations: readonly ObjectMigration[] = [
       if (!present.has("journal_waits.args_schema")) sql.exec("ALTER TABLE journal_waits ADD COLUMN args_schema TEXT");
     },
   },
+  {
+    // The agent's own variables (`get_env` / `set_env`, agent-variables.ts); `set_by` answers a call done again after a restart.
+    name: "variables",
+    up(sql) {
+      sql.exec("CREATE TABLE IF NOT EXISTS variables (key TEXT PRIMARY KEY, value TEXT NOT NULL, set_by TEXT NOT NULL, previous TEXT)");
+    },
+  },
 ];
 
 /** Runs the agent object's migrations still due (at the object's start, and after `deleteAll` empties it). */

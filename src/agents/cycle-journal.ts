@@ -13,6 +13,7 @@ import { parseStoredJson } from "../db/parse-stored-json";
 import { RunNote, RunStep, RunToolCall, RunUsage } from "../db/runs";
 import { ToolOutcome } from "../tools";
 import type { AgentStorage } from "./agent-storage";
+import { RunTrace } from "../telemetry/run-trace";
 
 export const ActiveRun = z.object({
   runId: z.string(),
@@ -34,6 +35,8 @@ export const ActiveRun = z.object({
   notes: z.array(RunNote),
   /** Set while an attempt runs in a live instance; a fresh instance that finds it knows the attempt died. */
   running: z.boolean(),
+  /** The run's trace, when tracing was on as it began: every attempt's spans go under its root span. */
+  trace: RunTrace.optional(),
 });
 export type ActiveRun = z.infer<typeof ActiveRun>;
 

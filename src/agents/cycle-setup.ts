@@ -40,6 +40,7 @@ import type { Memory } from "../knowledge/memories";
 import type { Plan } from "../knowledge/plans";
 import { buildReflectionPrompt, isReflectionRun } from "./reflection/reflection";
 import { buildSystemPrompt } from "./system-prompt";
+import type { SpanParent, Tracer } from "../telemetry/tracer";
 
 const inputSettleTimeoutMs = 10_000;
 
@@ -62,6 +63,8 @@ export type CycleHost = {
     stopped: AbortSignal;
   };
   toolRuntime: ToolRuntime;
+  /** The object's spans (off without `OTEL_EXPORTER_OTLP_ENDPOINT`). */
+  tracer: Tracer;
 };
 
 export type KnowledgeCache = {
@@ -98,7 +101,7 @@ export type Attempt = {
   reflection: boolean;
 };
 
-export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: Database, spaceEvents: SpaceEventBuffer): Promise<Attempt> {
+export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: Database, spaceEvents: SpaceEventBuffer, trace: SpanParent): Promise<Attempt> {
   const { env, storage, journal, agent } = host;
   const identity = { agentId: agent.id, entityId: agent.entityId, name: agent.name };
   const claimed = storage.claimed(run.runId);
@@ -171,6 +174,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       journal.saveRun(run);
     },
     ...(reflection && { reflection: true }),
+    trace,
   };
 
   // Sessions of servers that left the config, or sat idle, end (without holding the cycle up).

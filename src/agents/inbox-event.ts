@@ -8,6 +8,8 @@ import { z } from "@hono/zod-openapi";
 import { AgentTaskEvent } from "../protocol/agent-task";
 
 const hop = z.number().int().min(0).max(1_000).optional();
+/** The W3C `traceparent` of the request that caused the event (checked where it came in): the run it starts is in that trace. */
+const traceparent = z.string().max(64).optional();
 
 export const SpaceMessageEvent = z.object({
   type: z.literal("space_message"),
@@ -20,6 +22,7 @@ export const SpaceMessageEvent = z.object({
   text: z.string(),
   mentions: z.array(z.string()).optional(),
   hop,
+  traceparent,
 });
 
 export const ToolResultEvent = z.object({
@@ -41,7 +44,7 @@ export const PlanDueEvent = z.object({
   dueAt: z.string(),
 });
 
-export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown(), hop });
+export const ExternalEvent = z.object({ type: z.literal("external"), data: z.unknown(), hop, traceparent });
 
 /** Queued by the agent itself after a cycle that did real work (config `reflection`): a notes-only pass runs on it, alone. */
 export const ReflectionEvent = z.object({ type: z.literal("reflection"), runId: z.string() });

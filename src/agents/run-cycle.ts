@@ -28,6 +28,9 @@ import { inboxMessage } from "./system-prompt";
 import type { QueuedEvent } from "./inbox-event";
 import { jumpTurn } from "../models/scripted-jump";
 import { z } from "zod";
+import { chatResult, chatSpan, invokeAgentSpan } from "../telemetry/gen-ai-spans";
+import { rootContext, startRunTrace } from "../telemetry/run-trace";
+import type { SpanParent } from "../telemetry/tracer";
 
 export const maxRunAttempts = 3;
 /** Before attempt n (n ≥ 2): 1 s, 2 s, 4 s … at most a minute. */
@@ -108,6 +111,7 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
       // model's place in its script for the first step: one save instead of three.
       running: true,
       ...(agent.config.model.provider === "scripted" && { scriptedTurn: scriptedTurnAtStart(host, events) }),
+      ...(host.tracer.enabled && { trace: startRunTrace(events.map(traceparentOfEvent), conversationOf(events) ?? runId) }),
     };
     const throttledSince = storage.read("throttled_since", z.number());
     if (throttledSince !== undefined) {
@@ -153,6 +157,7 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
   const database = createDatabase(env.DB, counter);
   const spaceEvents = new SpaceEventBuffer(env);
   const abortSignal = AbortSignal.any([AbortSignal.timeout(agent.config.limits.cycleTimeout), host.signals.deleted, host.signals.stopped]);
+  const runSpan = host.tracer.under(run.trace && rootContext(run.trace));
   let prepared: Attempt | undefined;
   /** The spaces that hear about this run: known before anything that may fail (a model without its key). */
   let audience: Pick<Attempt, "spaceIds"> | undefined;
@@ -173,7 +178,7 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
     // A reflection pass is in no space: nobody hears about it.
     audience = { spaceIds: isReflectionRun(storage.claimed(run.runId)) ? [] : (await host.effects.loadSpaces(database)).map((space) => space.id) };
     announce(host, audience, spaceEvents, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
-    prepared = await prepareAttempt(host, run, database, spaceEvents);
+    prepared = await prepareAttempt(host, run, database, spaceEvents, runSpan);
     const { context, tools } = prepared;
 
     const completed = resumed ? journal.completedSteps(run.runId) : [];
@@ -219,6 +224,7 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
         run.scriptedTurn = turn;
         journal.saveRun(run);
       }
+      const chat = startChatSpan(runSpan, agent.config.model, run.trace?.conversationId);
       const step = await runStep({
         runId: run.runId,
         stepNumber: run.step,
@@ -236,7 +242,13 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
         temperature: agent.config.model.temperature,
         maxOutputTokens: agent.config.model.maxOutputTokens,
       });
-      if (!step.ok) throw abortSignal.aborted ? new CycleTimeoutError() : step.error;
+      if (!step.ok) {
+        chat.fail(abortSignal.aborted ? "timeout" : "model_error");
+        chat.end();
+        throw abortSignal.aborted ? new CycleTimeoutError() : step.error;
+      }
+      chat.setAttributes(chatResult(step.record.step.usage ?? {}, step.record.step.finishReason));
+      chat.end();
       addUsage(run.usage, step.record.step.usage);
       journal.completeStep(run, step.messages, step.record);
       messages.push(...step.messages);
@@ -333,6 +345,7 @@ async function failRun(
 
 async function finish(host: CycleHost, run: ActiveRun, prepared: Pick<Attempt, "spaceIds"> | undefined, spaceEvents: SpaceEventBuffer, end: RunEnd): Promise<void> {
   const { agent } = host;
+  recordRootSpan(host, run, end);
   const { record, answers, eventId } = commitRunEnd(
     host.storage,
     host.journal,
@@ -364,4 +377,50 @@ function announce(host: CycleHost, audience: Pick<Attempt, "spaceIds">, spaceEve
 /** The entity whose message started a run: the first space message among its events. */
 function initiatorOf(events: { event: { type: string; entityId?: string } }[]): string | undefined {
   return events.find((queued) => queued.event.type === "space_message")?.event.entityId;
+}
+
+/** The model step's span (`chat {model}`), under the run's root span. */
+function startChatSpan(runSpan: SpanParent, model: { provider: string; name?: string }, conversationId: string | undefined) {
+  const span = chatSpan(model, conversationId);
+  return runSpan.child(span.name, { kind: "client", attributes: span.attributes });
+}
+
+/** The run's root span (`invoke_agent {agent}`), written once, as the run ends: from its start, over every attempt. */
+function recordRootSpan(host: CycleHost, run: ActiveRun, end: RunEnd): void {
+  const { trace } = run;
+  if (!trace?.sampled) return;
+  const { agent } = host;
+  const span = invokeAgentSpan({ id: agent.id, name: agent.name }, trace.conversationId, agent.config.model);
+  host.tracer.record({
+    traceId: trace.traceId,
+    spanId: trace.spanId,
+    ...(trace.parentSpanId && { parentSpanId: trace.parentSpanId }),
+    name: span.name,
+    kind: "internal",
+    startTimeMs: Date.parse(run.startedAt),
+    endTimeMs: Date.now(),
+    attributes: {
+      ...span.attributes,
+      "gen_ai.usage.input_tokens": run.usage.inputTokens,
+      "gen_ai.usage.output_tokens": run.usage.outputTokens,
+      "switchboard.run.id": run.runId,
+      "switchboard.run.status": end.status,
+      "switchboard.run.attempts": run.attempt,
+      "switchboard.run.steps": end.records.length,
+      ...(end.status === "failed" && { "error.type": "run_failed" }),
+    },
+    // The run's error message may quote an upstream's answer: the status says failed, the run record says why.
+    status: end.status === "failed" ? { code: "error" } : { code: "unset" },
+  });
+}
+
+/** The `traceparent` an event carried in (checked at the route). */
+function traceparentOfEvent(queued: QueuedEvent): string | undefined {
+  return "traceparent" in queued.event ? queued.event.traceparent : undefined;
+}
+
+/** `gen_ai.conversation.id`: the space of the first space message among a run's events. */
+function conversationOf(events: readonly QueuedEvent[]): string | undefined {
+  for (const { event } of events) if (event.type === "space_message") return event.spaceId;
+  return undefined;
 }

@@ -24,6 +24,7 @@ import { ToolStats } from "./tool-stats";
 import { runToolStats } from "../tools";
 import type { Run as RunRecord } from "../db/runs";
 import type { AppEnv } from "../env";
+import { traceparentHeader, traceparentOf } from "../telemetry/trace-context";
 
 /** A run with its tool calls summed up per tool (the numbers on the run record). */
 const withToolStats = (run: RunRecord) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
@@ -191,7 +192,7 @@ export const agentActivityRoutes = createRouter()
       const hop = c.get("hop");
       // With an Idempotency-Key the event id is derived from it: the inbox ignores a retry.
       const { eventId } = await agentStub(c.env, agentId).deliver(
-        { type: "external", data, ...(hop > 0 && { hop }) },
+        { type: "external", data, ...(hop > 0 && { hop }), ...traceparentOf(c.req.header(traceparentHeader)) },
         c.get("idempotency") ? newId(c, "evt") : undefined,
         new URL(c.req.url).origin,
       );

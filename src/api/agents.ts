@@ -7,6 +7,7 @@ import { getAgent } from "../agents/agent-record";
 import { agentNotFound } from "../db/agent-not-found";
 import { agents, entities, webhookSubscriptions } from "../db/schema";
 import { deleteDeadLettersOfAgent } from "../webhooks/webhook-dead-letters";
+import { deletePushConfigsOfAgent } from "../webhooks/a2a-push-configs";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
@@ -121,12 +122,13 @@ export const agentRoutes = createRouter()
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // Its open calls can never be answered now (a late result gets 410); the entity row
       // cascades to the agent row, its memberships and its connected accounts (their sealed tokens);
-      // its webhook subscriptions and dead letters go. One batch: all or nothing.
+      // its webhook subscriptions, dead letters and its A2A tasks' push configs go. One batch: all or nothing.
       await database.batch([
         expireOpenCallsOfAgent(database, agentId),
         database.delete(entities).where(eq(entities.id, agent.entityId)),
         database.delete(webhookSubscriptions).where(eq(webhookSubscriptions.agentId, agentId)),
         deleteDeadLettersOfAgent(database, agentId),
+        deletePushConfigsOfAgent(database, agentId),
       ]);
       // Its object stops its timers, retries and streams, and forgets everything.
       await agentLifecycle.deleted(c.env, agentId);

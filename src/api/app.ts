@@ -26,6 +26,7 @@ import { idempotency } from "./idempotency";
 import { messageRoutes } from "./messages";
 import { oauthRoutes } from "./oauth-routes";
 import { accountRoutes } from "./accounts";
+import { agentConnectionRoutes } from "./agent-connections";
 import { nameOperations } from "./operation-names";
 import { requestBody } from "./request-body";
 import { spaceMemberRoutes } from "./space-members";
@@ -36,6 +37,7 @@ import { streamRoutes } from "./streams";
 import { toolResultRoutes } from "./tool-results";
 import { toolStatsRoutes } from "./tool-stats";
 import { mcpRoutes } from "../mcp-face/mcp-routes";
+import { a2aRoutes } from "../a2a/a2a-routes";
 
 export function createApp() {
   const app = createRouter();
@@ -87,10 +89,13 @@ export function createApp() {
   app.route("/", fileRoutes);
   app.route("/", toolStatsRoutes);
   app.route("/", accountRoutes);
+  app.route("/", agentConnectionRoutes);
   // Outside /api: browsers and authorization servers, no gateway credentials (each route is its own).
   app.route("/", oauthRoutes);
   // Outside /api: the MCP server face, JSON-RPC over Streamable HTTP (its own authentication; not in the OpenAPI document).
   app.route("/", mcpRoutes);
+  // Outside /api: the Agent2Agent face of agents that enable it, JSON-RPC (its own authentication; not in the OpenAPI document).
+  app.route("/", a2aRoutes);
 
   nameOperations(app.openAPIRegistry);
   registerEventSchemas(app.openAPIRegistry);

@@ -48,13 +48,19 @@ const PendingCall = loose({
   runId: z.string(),
   toolCallId: z.string().openapi({ description: "The callId to answer with POST /api/runs/{runId}/tool-results" }),
   toolName: z.string(),
-  executionType: z.enum(["external", "space"]),
+  executionType: z.enum(["external", "space", "gateway", "mcp", "openapi"]).openapi({
+    description: "`gateway`, `mcp`, `openapi`: a call that waits for its person to connect an account (it carries `account`)",
+  }),
   args: z.unknown(),
   status: z.enum(["waiting", "pending"]),
+  account: z
+    .object({ entityId: z.string(), service: z.string(), scopes: z.array(z.string()), flowId: z.string(), expiresAt: z.string() })
+    .optional()
+    .openapi({ description: "A call that waits for `entityId` to connect an account: the link is theirs, from GET /api/me/connections/flows/{flowId}" }),
   expiresAt: z.string().optional(),
   spaceId: z.string().optional(),
   messageId: z.string().optional(),
-  resultUrl: z.string(),
+  resultUrl: z.string().optional().openapi({ description: "Where to POST the result; absent for a call that waits for an account (nobody answers it in the service's place)" }),
   callbackUrl: z.string().optional().openapi({ description: "A URL that answers this one call with a POST of {result} or {error}, no other credential needed" }),
   modelToolCallId: z.string().optional().openapi({ description: "The model's own id for the call (toolCallId is the gateway's)" }),
 });
@@ -110,8 +116,39 @@ export const AgentEvent = z
       }),
     ),
     agent("webhook.dead_lettered", loose({ subscriptionId: z.string(), webhookId: z.string(), deadLetterId: z.string(), attempts: z.number(), error: z.string() })),
+    agent("a2a.push.delivered", loose({ taskId: z.string(), configId: z.string(), webhookId: z.string(), attempt: z.number() })),
+    agent(
+      "a2a.push.failed",
+      loose({
+        taskId: z.string(),
+        configId: z.string(),
+        webhookId: z.string(),
+        attempt: z.number(),
+        error: z.string().optional(),
+        willRetry: z.boolean().optional(),
+        nextAttemptAt: z.string().optional(),
+      }),
+    ),
     agent("mcp.server.connected", loose({ server: z.string(), tools: z.unknown() })),
     agent("mcp.server.failed", loose({ server: z.string(), url: z.string().optional(), error: z.string() })),
+    agent(
+      "mcp.server.account_needed",
+      loose({
+        server: z.string(),
+        url: z.string(),
+        reason: z.string().openapi({ description: "Why the server could not be listed for the account's owner (never a token)" }),
+        tools: z.array(z.string()).openapi({ description: "The tools offered anyway: the server's last listing, or its auth.tools" }),
+      }),
+    ),
+    agent(
+      "telemetry.dropped",
+      loose({
+        dropped: z.number().openapi({ description: "Spans dropped this time" }),
+        reason: z.enum(["buffer_full", "export_failed"]),
+        totalDropped: z.number().openapi({ description: "Spans this agent object dropped since it started" }),
+        totalExported: z.number().openapi({ description: "Spans this agent object sent since it started" }),
+      }),
+    ),
   ])
   .openapi("AgentEvent", { description: "One event of an agent stream (secret key): every tool call with full args and results, cycles, calls to execute" });
 

@@ -14,6 +14,7 @@ import { requireSpaceAccess } from "./authorize";
 import { type ApiContext, type ApiEnv, createRouter, newId } from "./context";
 import { type EntityCaller, routeAccess, type SecretCaller } from "./route-access";
 import { errorResponses, jsonBody, jsonContent, queryInteger, SpaceIdParam, writeErrorResponses } from "./schemas";
+import { traceparentHeader, traceparentOf } from "../telemetry/trace-context";
 
 const SendMessage = z
   .object({
@@ -64,6 +65,7 @@ export async function postAsCaller<Env extends ApiEnv>(
     text: input.text,
     mentions,
     hop: c.get("hop"),
+    ...traceparentOf(c.req.header(traceparentHeader)),
     origin: new URL(c.req.url).origin,
   });
   if (!posted.ok) throw new ApiError(posted.status, posted.code, posted.message);

@@ -4,10 +4,8 @@
  * secret-only entity routes. An agent's member entry carries its agent id.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
 import { getDatabase } from "../db/client";
-import { agents, entities, members } from "../db/schema";
-import { getSpace } from "../db/spaces";
+import { getSpace, listSpaceMembers } from "../db/spaces";
 import { notFound } from "../errors";
 import { requireSpaceAccess } from "./authorize";
 import { createRouter } from "./context";
@@ -42,13 +40,6 @@ export const spaceMemberRoutes = createRouter().openapi(
     await requireSpaceAccess(c.env, c.get("caller"), spaceId);
     const database = getDatabase(c.env.DB);
     if (!(await getSpace(database, spaceId))) throw notFound("Space", spaceId);
-    const rows = await database
-      .select({ id: entities.id, type: entities.type, name: entities.name, agentId: agents.id, role: members.role, joinedAt: members.joinedAt })
-      .from(members)
-      .innerJoin(entities, eq(members.entityId, entities.id))
-      .leftJoin(agents, eq(agents.entityId, entities.id))
-      .where(eq(members.spaceId, spaceId))
-      .orderBy(members.joinedAt, entities.id);
-    return c.json({ members: rows.map(({ agentId, role, ...member }) => ({ ...member, ...(agentId && { agentId }), ...(role && { role }) })) }, 200);
+    return c.json({ members: await listSpaceMembers(database, spaceId) }, 200);
   },
 );

@@ -5,7 +5,7 @@ import { getDatabase } from "../db/client";
 import { getEntities, getEntity } from "../db/entities";
 import { members } from "../db/schema";
 import { resolveEntityId, resolveEntityIds } from "../db/resolve-entity-id";
-import { getSpace, insertSpaceWithMembers, listMemberIds } from "../db/spaces";
+import { getSpace, insertSpaceWithMembers, listMemberIds, spaceMetadataLimits } from "../db/spaces";
 import { ApiError, notFound } from "../errors";
 import { notifyMembershipChanged } from "../agents/notify-membership";
 import { spaceStub } from "../spaces/space-stub";
@@ -16,16 +16,23 @@ import { EntityIdParam, errorResponses, jsonBody, jsonContent, SpaceIdParam, Suc
 
 const entityId = z.string().min(1).max(100);
 
+const SpaceMetadata = z
+  .record(z.string().min(1).max(64), z.unknown())
+  .refine((value) => Object.keys(value).length <= spaceMetadataLimits.keys, `At most ${spaceMetadataLimits.keys} keys`)
+  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).length <= spaceMetadataLimits.bytes, `At most ${spaceMetadataLimits.bytes} bytes as JSON`)
+  .openapi({ description: "What the space's members keep about it (a JSON object; agents change it with the prebuilt `updateSpaceMetadata`)" });
+
 const CreateSpace = z
   .object({
     name: z.string().trim().min(1).max(200),
     memberIds: z.array(entityId).max(1000).optional(),
+    metadata: SpaceMetadata.optional(),
   })
   .strict()
   .openapi("CreateSpace");
 
 const Space = z.object({ id: z.string(), name: z.string() }).openapi("Space");
-const SpaceDetail = Space.extend({ memberIds: z.array(z.string()), createdAt: z.string() }).openapi("SpaceDetail");
+const SpaceDetail = Space.extend({ memberIds: z.array(z.string()), metadata: SpaceMetadata, createdAt: z.string() }).openapi("SpaceDetail");
 const memberRole = z
   .string()
   .regex(/^[a-z][a-z0-9_-]{0,31}$/, "Roles are lowercase words such as approver or admin")
@@ -55,7 +62,9 @@ export const spaceRoutes = createRouter()
       // A retried request (same Idempotency-Key) finds the space it made; its members were announced then.
       const existing = c.get("idempotency") ? await getSpace(database, id) : undefined;
       if (existing) return c.json({ id, name: existing.name }, 201);
-      if (!(await insertSpaceWithMembers(database, { id, name: input.name }, memberIds))) return c.json({ id, name: input.name }, 201);
+      if (!(await insertSpaceWithMembers(database, { id, name: input.name, ...(input.metadata && { metadata: input.metadata }) }, memberIds))) {
+        return c.json({ id, name: input.name }, 201);
+      }
       const stub = spaceStub(c.env, id);
       await stub.emitMany(memberIds.map((memberId) => ({ type: "space.member.joined" as const, data: { entityId: memberId } })));
       await notifyMembershipChanged(c.env, database, memberIds);

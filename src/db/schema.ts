@@ -39,6 +39,8 @@ export const agents = sqliteTable(
 export const spaces = sqliteTable("spaces", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
+  /** What the space's members (agents through `updateSpaceMetadata`) keep about it: a JSON object, changed by merge patch. */
+  metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
   createdAt: createdAt(),
 });
 
@@ -229,6 +231,33 @@ export const webhookSubscriptions = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (table) => [index("webhook_subscriptions_agent_idx").on(table.agentId), index("webhook_subscriptions_space_idx").on(table.spaceId)],
+);
+
+/**
+ * Push notification configs of A2A tasks (`CreateTaskPushNotificationConfig`
+ * on an agent's A2A face): where a task's changes are POSTed, with the
+ * credentials its caller gave. One row per task and config id; gone with the
+ * task's agent.
+ */
+export const a2aPushConfigs = sqliteTable(
+  "a2a_push_configs",
+  {
+    /** The task (a run id). */
+    taskId: text("task_id").notNull(),
+    /** The config's id within its task (the caller's, or one the gateway made). */
+    id: text("id").notNull(),
+    agentId: text("agent_id").notNull(),
+    /** The task's conversation (a space id), sent with every push. */
+    contextId: text("context_id").notNull(),
+    url: text("url").notNull(),
+    /** Sent as `X-A2A-Notification-Token`. */
+    token: text("token"),
+    /** Sent as `Authorization: <scheme> <credentials>`. */
+    authScheme: text("auth_scheme"),
+    authCredentials: text("auth_credentials"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.taskId, table.id] }), index("a2a_push_configs_agent_idx").on(table.agentId)],
 );
 
 /**

@@ -1,13 +1,60 @@
 /** Space and membership rows. */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { chunked } from "./chunked";
 import type { Database } from "./client";
 import { agents, entities, members, spaces } from "./schema";
 
 export type Space = { id: string; name: string; createdAt: string };
 
-export async function getSpace(database: Database, spaceId: string): Promise<Space | undefined> {
+/** A space as its readers see it: with the metadata its members keep. */
+export type SpaceRecord = Space & { metadata: Record<string, unknown> };
+
+export async function getSpace(database: Database, spaceId: string): Promise<SpaceRecord | undefined> {
   return database.select().from(spaces).where(eq(spaces.id, spaceId)).get();
+}
+
+/** A space's metadata may hold this many keys at most, and this many bytes as JSON. */
+export const spaceMetadataLimits = { keys: 50, bytes: 8_192 };
+
+/**
+ * Applies a JSON merge patch (a key set to null is removed, objects merge) to
+ * a space's metadata in one statement, so two writers never lose each other's
+ * keys; nothing is written when the result would pass the limits.
+ */
+export async function patchSpaceMetadata(
+  database: Database,
+  spaceId: string,
+  patch: Record<string, unknown>,
+): Promise<{ ok: true; metadata: Record<string, unknown> } | { ok: false; reason: "not_found" | "too_large" }> {
+  const patched = sql`json_patch(${spaces.metadata}, ${JSON.stringify(patch)})`;
+  const row = await database
+    .update(spaces)
+    .set({ metadata: sql`${patched}` })
+    .where(
+      and(
+        eq(spaces.id, spaceId),
+        sql`length(CAST(${patched} AS BLOB)) <= ${spaceMetadataLimits.bytes}`,
+        sql`(SELECT count(*) FROM json_each(${patched})) <= ${spaceMetadataLimits.keys}`,
+      ),
+    )
+    .returning({ metadata: spaces.metadata })
+    .get();
+  if (row) return { ok: true, metadata: row.metadata };
+  return (await getSpace(database, spaceId)) ? { ok: false, reason: "too_large" } : { ok: false, reason: "not_found" };
+}
+
+export type SpaceMember = { id: string; type: "human" | "agent" | "service"; name: string; agentId?: string; role?: string; joinedAt: string };
+
+/** Who is in a space, with names and types, oldest member first (an agent's entry carries its agent id). */
+export async function listSpaceMembers(database: Database, spaceId: string): Promise<SpaceMember[]> {
+  const rows = await database
+    .select({ id: entities.id, type: entities.type, name: entities.name, agentId: agents.id, role: members.role, joinedAt: members.joinedAt })
+    .from(members)
+    .innerJoin(entities, eq(members.entityId, entities.id))
+    .leftJoin(agents, eq(agents.entityId, entities.id))
+    .where(eq(members.spaceId, spaceId))
+    .orderBy(members.joinedAt, entities.id);
+  return rows.map(({ agentId, role, ...member }) => ({ ...member, ...(agentId && { agentId }), ...(role && { role }) }));
 }
 
 /**
@@ -20,7 +67,7 @@ export async function getSpace(database: Database, spaceId: string): Promise<Spa
  * racing the first request (the same id, from an Idempotency-Key) writes
  * nothing twice; false when the space already existed.
  */
-export async function insertSpaceWithMembers(database: Database, space: { id: string; name: string }, memberIds: string[]): Promise<boolean> {
+export async function insertSpaceWithMembers(database: Database, space: { id: string; name: string; metadata?: Record<string, unknown> }, memberIds: string[]): Promise<boolean> {
   const memberInserts = chunked(memberIds, { parametersPerItem: 2 }).map((chunk) =>
     database
       .insert(members)

@@ -4,7 +4,6 @@
  * (a run record of this agent, as `GET /api/runs/:runId` shows it), and the
  * calls that wait on someone (`register-call-tools.ts`).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { runRecord } from "../api/agent-activity";
 import { ApiError } from "../errors";
@@ -12,6 +11,7 @@ import { maxMessageChars } from "../protocol/message";
 import { askAgentTask } from "./ask-agent-task";
 import { AskTimeout } from "./ask-timeout";
 import type { FaceContext } from "./face-context";
+import type { FaceServer } from "./face-server";
 import { registerCallTools } from "./register-call-tools";
 import { answering, toolAnswer } from "./tool-answer";
 
@@ -24,8 +24,8 @@ export async function agentRun(context: FaceContext, agentId: string, runId: str
   return record;
 }
 
-export function registerAgentTools(server: McpServer, context: FaceContext, agentId: string): void {
-  server.registerTool(
+export function registerAgentTools(server: FaceServer, context: FaceContext, agentId: string): void {
+  server.tool(
     "ask_agent",
     {
       description: `Give this agent a task and wait for its final answer (the text of its run's last step, or its final_report). Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error names it for get_run. Sends progress notifications while it waits when the call carries a progressToken.`,
@@ -34,7 +34,7 @@ export function registerAgentTools(server: McpServer, context: FaceContext, agen
     (input, extra) => answering(() => askAgentTask(context, agentId, input, extra)),
   );
 
-  server.registerTool(
+  server.tool(
     "get_run",
     {
       description: "A run of this agent: status, trigger, steps, tool calls, usage, error, and the calls still waiting for an answer.",

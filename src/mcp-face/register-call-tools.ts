@@ -5,21 +5,21 @@
  * to 10,000, a reason up to 2,000); what they may touch is the endpoint's
  * (its space, or its agent) and the caller's (`mayAnswer`).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { submissionOf } from "../api/answer-pending-call";
 import { answerFaceCall } from "./answer-face-call";
 import type { FaceContext } from "./face-context";
+import type { FaceServer } from "./face-server";
 import { listWaitingCalls } from "./list-waiting-calls";
 import { answering, toolAnswer } from "./tool-answer";
 
 const CallId = z.string().min(1).max(200).describe("The gateway's toolCallId of the call (list_waiting_calls gives it)");
 
-export function registerCallTools(server: McpServer, context: FaceContext): void {
+export function registerCallTools(server: FaceServer, context: FaceContext): void {
   const scope = context.face.kind === "space" ? { spaceId: context.face.spaceId } : { agentId: context.face.agentId };
   const where = context.face.kind === "space" ? "in this space" : "of this agent";
 
-  server.registerTool(
+  server.tool(
     "list_waiting_calls",
     {
       description: `The tool calls and approvals ${where} that wait for an answer you may give, oldest first (at most 100), each with what its answer must fit.`,
@@ -33,7 +33,7 @@ export function registerCallTools(server: McpServer, context: FaceContext): void
       }),
   );
 
-  server.registerTool(
+  server.tool(
     "answer_call",
     {
       description: `Give the result of a tool call ${where} that waits for one (not an approval). A result that does not fit the tool's resultSchema is refused and nothing changes; the same result again is a duplicate; a different one for a settled call is a conflict.`,
@@ -52,7 +52,7 @@ export function registerCallTools(server: McpServer, context: FaceContext): void
       }),
   );
 
-  server.registerTool(
+  server.tool(
     "approve_call",
     {
       description: `Approve a tool call ${where} that waits for a person's yes before it runs; optionally with edited arguments (they must fit the tool's schema).`,
@@ -70,7 +70,7 @@ export function registerCallTools(server: McpServer, context: FaceContext): void
       }),
   );
 
-  server.registerTool(
+  server.tool(
     "deny_call",
     {
       description: `Deny a tool call ${where} that waits for a person's yes before it runs: it does not run, and the agent hears why.`,

@@ -15,9 +15,7 @@
  * A resource outside the endpoint's scope, or a bad parameter, is an
  * `InvalidParams` error that says which.
  */
-import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Variables } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { runRecord } from "../api/agent-activity";
 import { ApiError } from "../errors";
 import { getDatabase } from "../db/client";
@@ -26,6 +24,7 @@ import { fullMessage, redactMessage } from "../protocol/message";
 import { spaceStub } from "../spaces/space-stub";
 import { readOutput } from "../tools";
 import type { FaceContext } from "./face-context";
+import type { FaceServer, Variables } from "./face-server";
 import { agentRun } from "./register-agent-tools";
 import { maxReadLimit } from "./register-space-tools";
 
@@ -81,22 +80,20 @@ async function readOutputPage(bucket: R2Bucket, agentId: string, handle: string,
   }
 }
 
-export function registerResources(server: McpServer, context: FaceContext): void {
+export function registerResources(server: FaceServer, context: FaceContext): void {
   if (context.face.kind === "space") registerSpaceResources(server, context, context.face.spaceId);
   else registerAgentResources(server, context, context.face.agentId);
 }
 
-function registerSpaceResources(server: McpServer, context: FaceContext, spaceId: string): void {
+function registerSpaceResources(server: FaceServer, context: FaceContext, spaceId: string): void {
   const show = context.caller.kind === "secret" ? fullMessage : redactMessage;
   const ownSpace = (variables: Variables) => {
     const asked = variable(variables, "spaceId");
     if (asked !== spaceId) throw invalid(`This endpoint serves space "${spaceId}", not "${asked}": use /mcp/spaces/${asked}`);
   };
-  server.registerResource(
+  server.resource(
     "messages",
-    new ResourceTemplate("switchboard://spaces/{spaceId}/messages", {
-      list: () => ({ resources: [{ uri: `switchboard://spaces/${spaceId}/messages`, name: "messages", title: "The space's newest messages", mimeType: "application/json" }] }),
-    }),
+    "switchboard://spaces/{spaceId}/messages",
     { title: "A space's messages", description: `The newest ${newestMessages} messages of the space, oldest first`, mimeType: "application/json" },
     (uri, variables) =>
       reading(async () => {
@@ -104,10 +101,11 @@ function registerSpaceResources(server: McpServer, context: FaceContext, spaceId
         const messages = await spaceStub(context.c.env, spaceId).recentMessages(newestMessages);
         return json(uri, { messages: messages.map(show) });
       }),
+    () => [{ uri: `switchboard://spaces/${spaceId}/messages`, name: "messages", title: "The space's newest messages", mimeType: "application/json" }],
   );
-  server.registerResource(
+  server.resource(
     "messages-page",
-    new ResourceTemplate("switchboard://spaces/{spaceId}/messages{?afterSeq,limit}", { list: undefined }),
+    "switchboard://spaces/{spaceId}/messages{?afterSeq,limit}",
     { title: "A page of a space's messages", description: `Messages after afterSeq, oldest first (limit 1 to ${maxReadLimit})`, mimeType: "application/json" },
     (uri, variables) =>
       reading(async () => {
@@ -120,35 +118,29 @@ function registerSpaceResources(server: McpServer, context: FaceContext, spaceId
   );
   // A run record is the secret key's (the run route's audience); a token's face has none.
   if (context.caller.kind !== "secret") return;
-  server.registerResource(
-    "run",
-    new ResourceTemplate("switchboard://runs/{runId}", { list: undefined }),
-    { title: "A run record", mimeType: "application/json" },
-    (uri, variables) =>
-      reading(async () => {
-        const runId = variable(variables, "runId");
-        const run = await runRecord(context.c.env, new URL(context.c.req.url).origin, runId);
-        if (!run) throw invalid(`Run "${runId}" not found`);
-        return json(uri, run);
-      }),
+  server.resource("run", "switchboard://runs/{runId}", { title: "A run record", mimeType: "application/json" }, (uri, variables) =>
+    reading(async () => {
+      const runId = variable(variables, "runId");
+      const run = await runRecord(context.c.env, new URL(context.c.req.url).origin, runId);
+      if (!run) throw invalid(`Run "${runId}" not found`);
+      return json(uri, run);
+    }),
   );
 }
 
-function registerAgentResources(server: McpServer, context: FaceContext, agentId: string): void {
-  server.registerResource(
+function registerAgentResources(server: FaceServer, context: FaceContext, agentId: string): void {
+  server.resource(
     "run",
-    new ResourceTemplate("switchboard://runs/{runId}", {
-      list: async () => ({
-        resources: (await listRuns(getDatabase(context.c.env.DB), agentId, listedRuns)).map((run) => ({
-          uri: `switchboard://runs/${run.id}`,
-          name: run.id,
-          title: `Run ${run.id} (${run.status}, ${run.createdAt})`,
-          mimeType: "application/json",
-        })),
-      }),
-    }),
+    "switchboard://runs/{runId}",
     { title: "A run record of this agent", description: `The newest ${listedRuns} are listed`, mimeType: "application/json" },
     (uri, variables) => reading(async () => json(uri, await agentRun(context, agentId, variable(variables, "runId")))),
+    async () =>
+      (await listRuns(getDatabase(context.c.env.DB), agentId, listedRuns)).map((run) => ({
+        uri: `switchboard://runs/${run.id}`,
+        name: run.id,
+        title: `Run ${run.id} (${run.status}, ${run.createdAt})`,
+        mimeType: "application/json",
+      })),
   );
   /** `rangeOf` reads the page's parameters inside the read, so a bad one is the read's error. */
   const output = (uri: URL, variables: Variables, rangeOf: () => { offset: number; limit: number }) =>
@@ -172,15 +164,15 @@ function registerAgentResources(server: McpServer, context: FaceContext, agentId
       });
     });
   // The page first: the whole-output template's last variable would take a query string for part of the handle.
-  server.registerResource(
+  server.resource(
     "output-page",
-    new ResourceTemplate("switchboard://agents/{agentId}/outputs/{handle}{?offset,limit}", { list: undefined }),
+    "switchboard://agents/{agentId}/outputs/{handle}{?offset,limit}",
     { title: "A byte range of a stored tool output", description: `limit 1 to ${maxOutputPage} bytes`, mimeType: "application/json" },
     (uri, variables) => output(uri, variables, () => ({ offset: integer(variables, "offset", 0, Number.MAX_SAFE_INTEGER), limit: integer(variables, "limit", 1, maxOutputPage) })),
   );
-  server.registerResource(
+  server.resource(
     "output",
-    new ResourceTemplate("switchboard://agents/{agentId}/outputs/{handle}", { list: undefined }),
+    "switchboard://agents/{agentId}/outputs/{handle}",
     { title: "A stored tool output", description: `Its first ${defaultOutputPage} bytes; page with ?offset=&limit=`, mimeType: "application/json" },
     (uri, variables) => output(uri, variables, () => ({ offset: 0, limit: defaultOutputPage })),
   );

@@ -7,13 +7,13 @@
  * message posted as `POST …/messages` posts it, messages read as
  * `GET …/messages` reads them (a token sees `minimal` tools redacted).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { postAsCaller } from "../api/messages";
 import { fullMessage, maxMentions, maxMessageChars, redactMessage } from "../protocol/message";
 import { spaceStub } from "../spaces/space-stub";
 import { askInSpace } from "./ask-in-space";
 import type { FaceContext } from "./face-context";
+import type { FaceServer } from "./face-server";
 import { registerCallTools } from "./register-call-tools";
 import { answering, toolAnswer } from "./tool-answer";
 import { AskTimeout } from "./ask-timeout";
@@ -22,10 +22,10 @@ const EntityId = z.string().min(1).max(100);
 export const maxReadLimit = 200;
 const maxReadOffset = 10_000;
 
-export function registerSpaceTools(server: McpServer, context: FaceContext, spaceId: string): void {
+export function registerSpaceTools(server: FaceServer, context: FaceContext, spaceId: string): void {
   const secretNote = context.caller.kind === "secret" ? " With the secret key, entityId names who speaks." : "";
 
-  server.registerTool(
+  server.tool(
     "send_message",
     {
       description: `Post a message to this space as you; it wakes the space's agents as any person's message does (a mentioned agent always).${secretNote}`,
@@ -42,7 +42,7 @@ export function registerSpaceTools(server: McpServer, context: FaceContext, spac
       }),
   );
 
-  server.registerTool(
+  server.tool(
     "read_messages",
     {
       description: `Read this space's messages, oldest first. With afterSeq: the messages after that seq (page forward with nextAfterSeq). Without it: the newest ones, skipping the newest offset (page back with nextOffset). At most ${maxReadLimit} a page.`,
@@ -71,7 +71,7 @@ export function registerSpaceTools(server: McpServer, context: FaceContext, spac
       }),
   );
 
-  server.registerTool(
+  server.tool(
     "ask_agent",
     {
       description: `Ask an agent of this space something: your message (mentioning it) is posted and wakes it, and the answer is what its run says here. Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error says how to read its reply later. Sends progress notifications while it waits when the call carries a progressToken.${secretNote}`,

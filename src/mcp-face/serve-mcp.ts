@@ -1,17 +1,16 @@
 /**
  * One MCP request, answered by a server built for it (stateless Streamable
- * HTTP, `sessionIdGenerator: undefined`): the tools and resources of its
+ * HTTP, `sessionIdGenerator: undefined`; `face-server.ts`): the tools and resources of its
  * endpoint, closed over the caller, on the SDK's Web-standard transport.
  * The SDK negotiates the protocol revision (the newest it knows and the
  * earlier ones) and answers with JSON or an SSE stream as the client
  * accepts; progress notifications ride that stream. Loaded lazily by
  * `mcp-routes.ts`: this module is what pulls the SDK's server in.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { maxBodyBytes } from "../api/request-body";
-import { McpSchemaValidator } from "../tools";
 import type { FaceContext } from "./face-context";
+import { FaceServer } from "./face-server";
 import { registerAgentTools } from "./register-agent-tools";
 import { registerResources } from "./register-resources";
 import { registerSpaceTools } from "./register-space-tools";
@@ -24,19 +23,11 @@ const instructions = {
 };
 
 export async function serveMcp(context: FaceContext): Promise<Response> {
-  const server = new McpServer(
-    { name: "switchboard", version: context.c.env.SWITCHBOARD_VERSION },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions: instructions[context.face.kind],
-      // The SDK's default validator is ajv, which cannot run on Workers; this server never validates a schema of its own, but one must be given.
-      jsonSchemaValidator: new McpSchemaValidator(),
-    },
-  );
+  const server = new FaceServer({ name: "switchboard", version: context.c.env.SWITCHBOARD_VERSION }, instructions[context.face.kind]);
   if (context.face.kind === "space") registerSpaceTools(server, context, context.face.spaceId);
   else registerAgentTools(server, context, context.face.agentId);
   registerResources(server, context);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: maxBodyBytes });
-  await server.connect(transport);
+  await server.server.connect(transport);
   return transport.handleRequest(context.c.req.raw);
 }

@@ -14,6 +14,7 @@ export type SpaceMessageInboxEvent = {
   text: string;
   mentions?: string[];
   hop?: number;
+  traceparent?: string;
 };
 
 export type AgentInboxPort = {

@@ -16,6 +16,8 @@ export type ChatMessageInput = {
   text: string;
   mentions: string[];
   hop: number;
+  /** The request's W3C `traceparent`, when it carried a valid one: the runs it starts are in its trace. */
+  traceparent?: string;
   origin?: string;
 };
 

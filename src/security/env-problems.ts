@@ -7,6 +7,7 @@
  * wrong in fixed words: never a value, a part of one, or its length.
  */
 import { accountsKeysProblem } from "../accounts/token-cipher";
+import { readOtlpConfig } from "../telemetry/otlp-config";
 
 export type EnvProblem = { name: string; problem: string };
 
@@ -77,6 +78,8 @@ export function envProblems(env: Record<string, unknown>): EnvProblem[] {
   if (env.ACCOUNTS_KEYS !== undefined && env.ACCOUNTS_KEYS !== "") add("ACCOUNTS_KEYS", accountsKeysProblem(env.ACCOUNTS_KEYS));
   const publicUrl = env.PUBLIC_URL;
   if (publicUrl !== undefined && publicUrl !== "" && !isHttpUrl(publicUrl)) add("PUBLIC_URL", "is not an absolute http(s) URL");
+  // Optional: OpenTelemetry export. A setting that cannot be used turns tracing off and is named here.
+  for (const { name, problem } of readOtlpConfig(env).problems) add(name, problem);
   return problems;
 }
 

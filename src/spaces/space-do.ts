@@ -154,7 +154,7 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
     const who = { entityId: speaker.entityId, name: speaker.name, type: speaker.type };
     const targets = wakeTargets(agentMembers, message, who);
     // Outside the emission queue: the next message need not wait for these inboxes.
-    if (targets.length > 0) await deliverToAgents(this.env, targets, spaceMessageEvent(message, who, space.name, input.hop), `evt_${message.id}`, input.origin);
+    if (targets.length > 0) await deliverToAgents(this.env, targets, spaceMessageEvent(message, who, space.name, input.hop, input.traceparent), `evt_${message.id}`, input.origin);
     return { ok: true, message };
   }
 

@@ -15,7 +15,7 @@ export function agentInbox(env: AppEnv, agentId: string): AgentInboxPort {
   return env.AGENT.get(env.AGENT.idFromName(agentId)) as unknown as AgentInboxPort;
 }
 
-export function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string | undefined, hop: number): SpaceMessageInboxEvent {
+export function spaceMessageEvent(message: Message, speaker: Speaker, spaceName: string | undefined, hop: number, traceparent?: string): SpaceMessageInboxEvent {
   return {
     type: "space_message",
     spaceId: message.spaceId,
@@ -27,6 +27,7 @@ export function spaceMessageEvent(message: Message, speaker: Speaker, spaceName:
     text: message.text ?? "",
     ...(message.mentions?.length ? { mentions: message.mentions } : {}),
     ...(hop > 0 && { hop }),
+    ...(traceparent !== undefined && { traceparent }),
   };
 }
 

@@ -52,6 +52,8 @@ export { McpSchemaValidator } from "./mcp/mcp-schema-validator";
 export { resumeGatewayAsPerson } from "./gateway/run-gateway-as-person";
 export { resumeMcpAsPerson } from "./mcp/run-mcp-as-person";
 export { resumeOpenApiAsPerson } from "./openapi/run-openapi-as-person";
+export { agentAccountTarget } from "./providers/agent-account-target";
+export { registrationFor } from "./gateway/send-as-person";
 export { openApiProvidersOf } from "./config/provider-config";
 
 // The tools: built-ins (and what portable agents carry of the notes).

@@ -6,7 +6,9 @@
  * per matching subscription is armed and the notify row deleted, in one
  * transaction, and the deliveries start. A crash before the fan-out leaves
  * the notify row for the alarm; after it, the deliveries' own rows retry.
- * At least once, never lost: a receiver dedupes on `webhook-id`.
+ * At least once, never lost: a receiver dedupes on `webhook-id`. An event
+ * that changes an A2A task also goes to that task's push notification
+ * configs (`taskPushes`, `a2a-task-push.ts`), in the same fan-out.
  *
  * The subscriptions are read from D1 once and kept (per set of spaces) until
  * the routes say they changed (`webhooksChanged`), or a minute at most, so a
@@ -24,7 +26,8 @@ export const NotifyDeadline = z.object({
   id: z.string(),
   kind: z.literal("notify"),
   dueAt: z.number(),
-  payload: z.object({ event: WebhookEvent, spaceIds: z.array(z.string()) }),
+  /** `tasksOnly`: a change only A2A task pushes report (a call waiting for an account), never a subscription. */
+  payload: z.object({ event: WebhookEvent, spaceIds: z.array(z.string()), tasksOnly: z.boolean().optional() }),
 });
 export type NotifyDeadline = z.infer<typeof NotifyDeadline>;
 
@@ -45,8 +48,13 @@ const maxCachedSets = 32;
 const notifyId = (eventId: string) => `notify:${eventId}`;
 
 /** Writes the event to the deadline table (inside the caller's transaction, when it has one). */
-export function queueNotification(storage: NotifyStore, event: WebhookEvent, spaceIds: readonly string[]): void {
-  storage.setDeadline({ id: notifyId(event.id), kind: "notify", dueAt: Date.now() + notifyBackstopMs, payload: { event, spaceIds: [...new Set(spaceIds)] } });
+export function queueNotification(storage: NotifyStore, event: WebhookEvent, spaceIds: readonly string[], tasksOnly?: boolean): void {
+  storage.setDeadline({
+    id: notifyId(event.id),
+    kind: "notify",
+    dueAt: Date.now() + notifyBackstopMs,
+    payload: { event, spaceIds: [...new Set(spaceIds)], ...(tasksOnly && { tasksOnly }) },
+  });
 }
 
 export class EventNotifier {
@@ -62,6 +70,8 @@ export class EventNotifier {
       agentId: () => string;
       webhooks: WebhookSender;
       scheduleAlarm(): Promise<void>;
+      /** The pushes the event makes to A2A tasks' push configs (`a2a-task-push.ts`); the object answers none when its agent has no A2A face. */
+      taskPushes?(event: WebhookEvent): Promise<WebhookDelivery[]>;
     },
   ) {}
 
@@ -71,8 +81,8 @@ export class EventNotifier {
   }
 
   /** Queues the event and fans it out now, without holding the caller. */
-  emit(event: WebhookEvent, spaceIds: readonly string[]): void {
-    queueNotification(this.deps.storage(), event, spaceIds);
+  emit(event: WebhookEvent, spaceIds: readonly string[], tasksOnly?: boolean): void {
+    queueNotification(this.deps.storage(), event, spaceIds, tasksOnly);
     this.fanOutSoon(event.id);
   }
 
@@ -89,14 +99,17 @@ export class EventNotifier {
       const storage = this.deps.storage();
       const queued = NotifyDeadline.safeParse(storage.getDeadline(id));
       if (!queued.success) return;
-      const { event, spaceIds } = queued.data.payload;
+      const { event, spaceIds, tasksOnly } = queued.data.payload;
       const agentId = this.deps.agentId();
-      const reached = (await this.#subscriptions(agentId, spaceIds)).filter(
+      const reached = (tasksOnly ? [] : await this.#subscriptions(agentId, spaceIds)).filter(
         (subscription) =>
           subscription.events.includes(event.type) && (subscription.agentId === agentId || (subscription.spaceId !== null && spaceIds.includes(subscription.spaceId))),
       );
       const body = webhookBody(event);
-      const deliveries: WebhookDelivery[] = reached.map((subscription) => ({ subscriptionId: subscription.id, messageId: event.id, url: subscription.url, body, attempt: 1 }));
+      const deliveries: WebhookDelivery[] = [
+        ...reached.map((subscription) => ({ subscriptionId: subscription.id, messageId: event.id, url: subscription.url, body, attempt: 1 })),
+        ...((await this.deps.taskPushes?.(event)) ?? []),
+      ];
       storage.transaction(() => {
         for (const delivery of deliveries) storage.setDeadline({ id: webhookDeadlineId(delivery), kind: "webhook", dueAt: Date.now() + notifyBackstopMs, payload: delivery });
         storage.deleteDeadline(id);

@@ -25,15 +25,19 @@ export type WebhookPush = {
   toolCallId?: string;
   /** This deployment's URL policy (`urlPolicyOf(env)`). */
   policy: UrlPolicy;
+  /** The W3C `traceparent` of the span that asked for the push (a pushed call's). */
+  traceparent?: string;
+  /** An A2A task's push: sent with these headers (the protocol's content type, its config's credentials) instead of a signature. */
+  a2aHeaders?: Record<string, string>;
 };
 
 /** Undefined when the receiver answered 2xx; else why the attempt failed (a redirect counts as a failure). */
 export async function pushWebhook(push: WebhookPush): Promise<string | undefined> {
   try {
     const headers: Record<string, string> = {
-      "content-type": "application/json",
-      ...(await standardWebhookHeaders(push.secret, push.webhookId, push.body)),
+      ...(push.a2aHeaders ?? { "content-type": "application/json", ...(await standardWebhookHeaders(push.secret, push.webhookId, push.body)) }),
       "x-switchboard-attempt": String(push.attempt),
+      ...(push.traceparent !== undefined && { traceparent: push.traceparent }),
     };
     if (push.toolCallId) {
       headers[webhookSignatureHeader] = await webhookSignatureHeaderValue(push.secret, push.body);

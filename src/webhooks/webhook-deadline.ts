@@ -14,6 +14,8 @@ export const WebhookDeadline = z.object({
     toolCallId: z.string().optional(),
     /** A subscription's delivery: its secret is read again before each attempt (a deleted subscription stops). */
     subscriptionId: z.string().optional(),
+    /** An A2A task's push notification config (`a2a-task-push.ts`): read again before each attempt; its credentials stay in D1. */
+    a2aPush: z.object({ taskId: z.string(), configId: z.string() }).optional(),
     /** The Standard Webhooks `webhook-id` (the same on every attempt); a tool call's id when not set. */
     messageId: z.string().optional(),
     url: z.string(),
@@ -26,6 +28,8 @@ export const WebhookDeadline = z.object({
     /** A redelivery an operator started from this dead letter. */
     deadLetterId: z.string().optional(),
     lastError: z.string().optional(),
+    /** The W3C `traceparent` of the call's span, sent on every attempt. */
+    traceparent: z.string().max(64).optional(),
     /** The delivery is over; what it left to D1 (its dead letter, or a redelivery that got through) is written until it lands. */
     ended: z.discriminatedUnion("outcome", [z.object({ outcome: z.literal("delivered") }), z.object({ outcome: z.literal("dead"), error: z.string() })]).optional(),
   }),

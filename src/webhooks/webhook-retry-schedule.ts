@@ -63,11 +63,12 @@ export type NextAttempt = { retryAt: number } | { giveUp: string };
  * five minutes later.
  */
 export function nextAttempt(
-  delivery: { subscriptionId?: string; attempt: number; giveUpAt?: number },
+  delivery: { subscriptionId?: string; a2aPush?: unknown; attempt: number; giveUpAt?: number },
   failedAt: number,
   schedule: WebhookRetrySchedule = defaultRetrySchedule,
 ): NextAttempt {
-  if (delivery.subscriptionId) {
+  // An A2A task's push follows a subscription's schedule: it reports an event, not a call.
+  if (delivery.subscriptionId || delivery.a2aPush) {
     const delay = schedule.subscription(delivery.attempt);
     if (delay === undefined) return { giveUp: `Gave up after ${delivery.attempt} attempts (the retry schedule is spent)` };
     return { retryAt: failedAt + delay };

@@ -17,6 +17,8 @@
 import { getDatabase } from "../db/client";
 import { deadLetterIdOf, markDeadLetterDelivered, recordDeadLetter } from "./webhook-dead-letters";
 import { getSubscription } from "./webhook-subscriptions";
+import { getPushConfig } from "./a2a-push-configs";
+import { a2aPushHeaders } from "./a2a-task-push";
 import type { AppEnv } from "../env";
 import { parseJsonSafely } from "../json";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
@@ -34,7 +36,11 @@ type DeliveryEnd = NonNullable<WebhookDelivery["ended"]>;
 
 /** One retry chain's key: the call, or the event and the subscription. */
 export const deliveryKey = (delivery: WebhookDelivery): string =>
-  delivery.subscriptionId ? `${delivery.messageId}:${delivery.subscriptionId}` : (delivery.toolCallId ?? delivery.messageId ?? "");
+  delivery.a2aPush
+    ? `${delivery.messageId}:a2a:${delivery.a2aPush.taskId}:${delivery.a2aPush.configId}`
+    : delivery.subscriptionId
+      ? `${delivery.messageId}:${delivery.subscriptionId}`
+      : (delivery.toolCallId ?? delivery.messageId ?? "");
 
 export const webhookDeadlineId = (delivery: WebhookDelivery): string => `webhook:${deliveryKey(delivery)}`;
 
@@ -151,8 +157,14 @@ export class WebhookSender {
     const delivery: WebhookDelivery = { ...given, firstAttemptAt, ...(isCall && { giveUpAt: given.giveUpAt ?? firstAttemptAt + pushedCallHorizonMs }) };
     const database = getDatabase(env.DB);
     let secret = env.WEBHOOK_SECRET;
+    let a2aHeaders: Record<string, string> | undefined;
     const notMade = { ...delivery, attempt: delivery.attempt - 1 };
-    if (delivery.subscriptionId) {
+    if (delivery.a2aPush) {
+      // Deleted (or its agent with it): nothing more goes to it.
+      const config = await getPushConfig(database, delivery.a2aPush.taskId, delivery.a2aPush.configId);
+      if (!config) return storage.deleteDeadline(deadlineId);
+      a2aHeaders = a2aPushHeaders(config);
+    } else if (delivery.subscriptionId) {
       const subscription = await getSubscription(database, delivery.subscriptionId);
       if (!subscription) {
         // Deleted: nothing more goes to it. A redelivery's dead letter stays dead, saying why.
@@ -192,6 +204,8 @@ export class WebhookSender {
       attempt: delivery.attempt,
       ...(isCall && { toolCallId: delivery.toolCallId }),
       policy,
+      ...(delivery.traceparent !== undefined && { traceparent: delivery.traceparent }),
+      ...(a2aHeaders && { a2aHeaders }),
     });
     if (this.#stopped) return;
     if (error === undefined) {
@@ -207,6 +221,8 @@ export class WebhookSender {
     const next = nextAttempt(failed, Date.now(), this.deps.schedule ?? defaultRetrySchedule);
     if ("giveUp" in next) {
       this.#publish(delivery, "failed", { attempt: delivery.attempt, error, willRetry: false });
+      // An A2A task's push has no dead letter (nothing to redeliver it through): it ends here, its failures on the agent stream.
+      if (delivery.a2aPush) return storage.deleteDeadline(deadlineId);
       return this.#end(failed, { outcome: "dead", error: `${next.giveUp}; the last attempt failed with: ${error}` });
     }
     const retry: WebhookDelivery = { ...failed, attempt: delivery.attempt + 1 };
@@ -265,8 +281,12 @@ export class WebhookSender {
     await this.deps.scheduleAlarm();
   }
 
-  /** Events for the agent stream: `tool.webhook.*` for a pushed call, `webhook.*` for a subscription's delivery. */
+  /** Events for the agent stream: `tool.webhook.*` for a pushed call, `webhook.*` for a subscription's delivery, `a2a.push.*` for a task's push. */
   #publish(delivery: WebhookDelivery, outcome: "delivered" | "failed" | "dead_lettered", data: Record<string, unknown>): void {
+    if (delivery.a2aPush) {
+      this.deps.publish(`a2a.push.${outcome}`, { ...delivery.a2aPush, webhookId: delivery.messageId, ...data });
+      return;
+    }
     const about = delivery.subscriptionId ? { subscriptionId: delivery.subscriptionId, webhookId: delivery.messageId } : { toolCallId: delivery.toolCallId };
     this.deps.publish(delivery.subscriptionId ? `webhook.${outcome}` : `tool.webhook.${outcome}`, { ...about, ...data });
     this.deps.reported?.(delivery, outcome, data);

@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../cli/src/main";
 import { type SeededConnection, seedConnection } from "./account-connections";
-import { admin, gateway } from "./gateway";
+import { admin, gateway, spaceEvent } from "./gateway";
+import { authorizeAs } from "./oauth-servers";
+import { agentEvent } from "./dead-letters";
 
 type Run = { code: number; out: string; err: string };
 
@@ -133,4 +135,97 @@ describe("switchboard accounts", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.err).toContain('Unknown accounts command "forget"');
   });
+});
+
+describe("switchboard accounts connect", () => {
+  /** The demo's own account server and MCP server (`npm run dev` started them; the demo agent names the server). */
+  async function demoNotesUrl(): Promise<string> {
+    const demo = await admin.agents.get(gateway.demo.agentId);
+    const url = (demo.config.mcp?.servers ?? []).find((server) => server.name === "notes")?.url;
+    if (url === undefined) throw new Error("the demo agent has no notes server");
+    return url;
+  }
+
+  it("an operator connects an agent's own account: the link signs in as the account the agent uses, and its calls then act as it", async () => {
+    const notesUrl = await demoNotesUrl();
+    const server = { name: "notes", url: notesUrl, auth: { type: "oauth" as const, owner: "agent" as const, service: "Demo notes", tools: [{ name: "whoami" }] } };
+    const agent = await admin.agents.create({
+      agent: { name: "Team notes agent" },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "notes__whoami", args: {} },
+              { name: "skip", args: {} },
+            ],
+          },
+        ],
+      },
+      mcp: { servers: [server] },
+    });
+    const usage = await cli(["accounts", "connect", "--agent", agent.id]);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toContain("exactly one of --tool NAME, --server NAME or --provider NAME");
+
+    const connect = await cli(["accounts", "connect", "--agent", agent.id, "--server", "notes"]);
+    expect(connect.code, connect.err).toBe(0);
+    expect(connect.out).toContain(`sign in as the account ${agent.id} should use at Demo notes (notes:read)`);
+    const startUrl = connect.out.trim().split("\n").at(-1) ?? "";
+    expect(startUrl.startsWith(`${gateway.baseUrl}/oauth/start/`)).toBe(true);
+    const jar = new Map<string, string>();
+    const callback = await authorizeAs("team-bot", startUrl, `${gateway.baseUrl}/oauth/callback`, { jar });
+    const connected = await fetch(`${gateway.baseUrl}/oauth/callback?${callback}`, {
+      headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; "), accept: "application/json" },
+    });
+    expect(connected.status).toBe(200);
+
+    const listed = await cli(["accounts", "--entity", agent.id, "--json"]);
+    expect(JSON.parse(listed.out)).toEqual([expect.objectContaining({ entityId: agent.entityId, connectionKey: notesUrl, scopes: ["notes:read"] })]);
+    const finished = agentEvent(agent.id, "agent.cycle.finished");
+    await admin.agents.pushInbox(agent.id, { go: true });
+    await finished;
+    const [run] = (await admin.agents.runs(agent.id, { limit: 1 })).runs;
+    const calls = (run?.toolCalls ?? []) as { toolName: string; result?: unknown }[];
+    expect(calls.find((call) => call.toolName === "notes__whoami")?.result).toEqual({ text: "You are signed in to Demo notes as team-bot." });
+  }, 60_000);
+
+  it("a person gets the link a card asks them to open, by the flow the card names; someone else does not", async () => {
+    const notesUrl = await demoNotesUrl();
+    const person = await admin.entities.create({ type: "human", name: "Dee" });
+    const other = await admin.entities.create({ type: "human", name: "Eve" });
+    const agent = await admin.agents.create({
+      agent: { name: "Notes asker" },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "enter_space", args: { spaceId: "SPACE" } },
+              { name: "notes__whoami", args: {} },
+            ],
+          },
+        ],
+      },
+      mcp: { servers: [{ name: "notes", url: notesUrl, auth: { type: "oauth", owner: "person", service: "Demo notes", tools: [{ name: "whoami" }] } }] },
+    });
+    const space = await admin.spaces.create({ name: "Dee's notes", memberIds: [person.id, other.id, agent.entityId] });
+    const config = (await admin.agents.get(agent.id)).config;
+    await admin.agents.update(agent.id, JSON.parse(JSON.stringify(config).replaceAll("SPACE", space.id)));
+    await admin.messages.send(space.id, { text: "who am I?", entityId: person.id });
+    const card = await spaceEvent(space.id, "space.message.updated", (event) => JSON.stringify(event.data).includes('"flowId"'));
+    const flowId = /"flowId":"(flw_[0-9a-f]+)"/.exec(JSON.stringify(card.data))?.[1] ?? "";
+    const mine = await cli(["accounts", "connect", flowId, "--as", person.id]);
+    expect(mine.code, mine.err).toBe(0);
+    expect(mine.out).toMatch(
+      new RegExp(
+        `^Open this link in your browser to connect Demo notes \\(notes:read\\); it works once, until \\S+:\n${gateway.baseUrl.replaceAll(".", "\\.")}/oauth/start/${flowId}\\?t=`,
+      ),
+    );
+    const theirs = await cli(["accounts", "connect", flowId, "--as", other.id]);
+    expect(theirs.code).toBe(1);
+    expect(theirs.err).toContain("not_found");
+    const withoutAs = await cli(["accounts", "connect", flowId]);
+    expect(withoutAs.code).toBe(2);
+  }, 60_000);
 });

@@ -70,6 +70,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
       outbox: { sendWebhook: () => undefined, notify: () => undefined, delegate: async () => ({ ok: false, error: "no agents in a direct tool context" }) },
       kept: { mcp: undefined as never, queues: undefined as never, cache: undefined as never, recordCall: () => undefined },
       inbox: { takeQueuedResult: () => false },
+      variables: { get: () => null, set: () => ({ ok: false, error: "no agent object in a direct tool context" }) },
     },
     depth: 0,
     stepNumber: () => 0,

@@ -832,6 +832,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{agentId}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect an agent's own account (operators)
+         * @description For a tool, MCP server or OpenAPI source whose `auth` says `owner: "agent"` without a client secret: a one-time link that connects the account the agent uses there. Open it, sign in as that account, and the callback stores its tokens under the agent's entity. 400 when what is named takes no such account (no auth, a person's, or the client credentials grant); 404 when the agent or what is named does not exist.
+         */
+        post: operations["connectAgentAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth/client-metadata.json": {
         parameters: {
             query?: never;
@@ -1003,15 +1023,27 @@ export type components = {
             /** @description The callId to answer with POST /api/runs/{runId}/tool-results */
             toolCallId: string;
             toolName: string;
-            /** @enum {string} */
-            executionType: "external" | "space";
+            /**
+             * @description `gateway`, `mcp`, `openapi`: a call that waits for its person to connect an account (it carries `account`)
+             * @enum {string}
+             */
+            executionType: "external" | "space" | "gateway" | "mcp" | "openapi";
             args?: unknown;
             /** @enum {string} */
             status: "waiting" | "pending";
+            /** @description A call that waits for `entityId` to connect an account: the link is theirs, from GET /api/me/connections/flows/{flowId} */
+            account?: {
+                entityId: string;
+                service: string;
+                scopes: string[];
+                flowId: string;
+                expiresAt: string;
+            };
             expiresAt?: string;
             spaceId?: string;
             messageId?: string;
-            resultUrl: string;
+            /** @description Where to POST the result; absent for a call that waits for an account (nobody answers it in the service's place) */
+            resultUrl?: string;
             /** @description A URL that answers this one call with a POST of {result} or {error}, no other credential needed */
             callbackUrl?: string;
             /** @description The model's own id for the call (toolCallId is the gateway's) */
@@ -1519,15 +1551,27 @@ export type components = {
                 /** @description The callId to answer with POST /api/runs/{runId}/tool-results */
                 toolCallId: string;
                 toolName: string;
-                /** @enum {string} */
-                executionType: "external" | "space";
+                /**
+                 * @description `gateway`, `mcp`, `openapi`: a call that waits for its person to connect an account (it carries `account`)
+                 * @enum {string}
+                 */
+                executionType: "external" | "space" | "gateway" | "mcp" | "openapi";
                 args?: unknown;
                 /** @enum {string} */
                 status: "waiting" | "pending";
+                /** @description A call that waits for `entityId` to connect an account: the link is theirs, from GET /api/me/connections/flows/{flowId} */
+                account?: {
+                    entityId: string;
+                    service: string;
+                    scopes: string[];
+                    flowId: string;
+                    expiresAt: string;
+                };
                 expiresAt?: string;
                 spaceId?: string;
                 messageId?: string;
-                resultUrl: string;
+                /** @description Where to POST the result; absent for a call that waits for an account (nobody answers it in the service's place) */
+                resultUrl?: string;
                 /** @description A URL that answers this one call with a POST of {result} or {error}, no other credential needed */
                 callbackUrl?: string;
                 /** @description The model's own id for the call (toolCallId is the gateway's) */
@@ -1671,6 +1715,37 @@ export type components = {
             seq: number;
             agentId: string;
             /** @enum {string} */
+            type: "a2a.push.delivered";
+            at: string;
+            data: {
+                taskId: string;
+                configId: string;
+                webhookId: string;
+                attempt: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "a2a.push.failed";
+            at: string;
+            data: {
+                taskId: string;
+                configId: string;
+                webhookId: string;
+                attempt: number;
+                error?: string;
+                willRetry?: boolean;
+                nextAttemptAt?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
             type: "mcp.server.connected";
             at: string;
             data: {
@@ -1689,6 +1764,40 @@ export type components = {
                 server: string;
                 url?: string;
                 error: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "mcp.server.account_needed";
+            at: string;
+            data: {
+                server: string;
+                url: string;
+                /** @description Why the server could not be listed for the account's owner (never a token) */
+                reason: string;
+                /** @description The tools offered anyway: the server's last listing, or its auth.tools */
+                tools: string[];
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            seq: number;
+            agentId: string;
+            /** @enum {string} */
+            type: "telemetry.dropped";
+            at: string;
+            data: {
+                /** @description Spans dropped this time */
+                dropped: number;
+                /** @enum {string} */
+                reason: "buffer_full" | "export_failed";
+                /** @description Spans this agent object dropped since it started */
+                totalDropped: number;
+                /** @description Spans this agent object sent since it started */
+                totalExported: number;
             } & {
                 [key: string]: unknown;
             };
@@ -1924,12 +2033,28 @@ export type components = {
                 toolOutputContextShare: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
             reflection?: components["schemas"]["ReflectionConfig"];
+            /** @description The Agent2Agent (A2A) face of this agent: off unless `enabled`; docs/a2a.md */
+            a2a?: {
+                enabled: boolean;
+                /** @default [] */
+                people: "anyone" | string[];
+                skills?: {
+                    id: string;
+                    name: string;
+                    description: string;
+                    /** @default [] */
+                    tags: string[];
+                    examples?: string[];
+                }[];
+                /** @default 1.0.0 */
+                version: string;
+            };
             /** @description Accepted as the earlier design writes it ({"response": {"type": "ui-message-stream"}}) and kept; streaming is always the gateway's own events */
             runtime?: {
                 response?: {
@@ -2255,7 +2380,7 @@ export type components = {
             ttlMs: number;
             allowSideEffects?: boolean;
         };
-        /** @description The call acts as a person: it carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them */
+        /** @description The call carries an OAuth token: owner `person`, that of the person whose message started the run (one who has not connected the account gets a "connect your account" card and the call waits for them); owner `agent`, the agent's own (the client credentials grant, or connected once by an operator) */
         GatewayAuth: {
             /** @enum {string} */
             type: "oauth";
@@ -2284,7 +2409,7 @@ export type components = {
                 [key: string]: string | number | boolean;
             };
         };
-        /** @description The server's tools act as a person: each call carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them */
+        /** @description The server's tools carry an OAuth token: owner `person`, that of the person whose message started the run (one who has not connected the account gets a "connect your account" card and the call waits for them); owner `agent`, the agent's own (the client credentials grant, or connected once by an operator) */
         McpAuth: {
             /** @enum {string} */
             type: "oauth";
@@ -2518,9 +2643,17 @@ export type components = {
         CreateSpace: {
             name: string;
             memberIds?: string[];
+            /** @description What the space's members keep about it (a JSON object; agents change it with the prebuilt `updateSpaceMetadata`) */
+            metadata?: {
+                [key: string]: unknown;
+            };
         };
         SpaceDetail: components["schemas"]["Space"] & {
             memberIds: string[];
+            /** @description What the space's members keep about it (a JSON object; agents change it with the prebuilt `updateSpaceMetadata`) */
+            metadata: {
+                [key: string]: unknown;
+            };
             createdAt: string;
         };
         Membership: {
@@ -2722,6 +2855,28 @@ export type components = {
             /** @description When it was revoked (its tokens erased); null while connected */
             revokedAt: string | null;
         };
+        AgentAccountLink: {
+            flowId: string;
+            /** @description The agent's entity: whose account it becomes */
+            entityId: string;
+            /** @description The connection: the tool's or source's origin, or the MCP server's URL */
+            connectionKey: string;
+            service: string;
+            scopes: string[];
+            /** @description The link works until then (15 minutes) */
+            expiresAt: string;
+            /** @description Open it in a browser and sign in as the account the agent should use: it works once, in one browser */
+            startUrl: string;
+        };
+        /** @description Exactly one of tool, server or provider */
+        ConnectAgentAccount: {
+            /** @description A configured gateway tool whose auth says owner agent */
+            tool?: string;
+            /** @description An MCP server (mcp.servers[].name) whose auth says owner agent */
+            server?: string;
+            /** @description An OpenAPI source (providers[].name) whose auth says owner agent */
+            provider?: string;
+        };
         ClientMetadataDocument: {
             client_id: string;
             client_name: string;
@@ -2856,12 +3011,28 @@ export type components = {
                 toolOutputContextShare?: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
             reflection?: components["schemas"]["ReflectionConfigInput"];
+            /** @description The Agent2Agent (A2A) face of this agent: off unless `enabled`; docs/a2a.md */
+            a2a?: {
+                enabled: boolean;
+                /** @default [] */
+                people?: "anyone" | string[];
+                skills?: {
+                    id: string;
+                    name: string;
+                    description: string;
+                    /** @default [] */
+                    tags?: string[];
+                    examples?: string[];
+                }[];
+                /** @default 1.0.0 */
+                version?: string;
+            };
             /** @description Accepted as the earlier design writes it ({"response": {"type": "ui-message-stream"}}) and kept; streaming is always the gateway's own events */
             runtime?: {
                 response?: {
@@ -7132,6 +7303,113 @@ export interface operations {
                 };
             };
             /** @description The accounts key is missing or wrong (`misconfigured`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectAgentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectAgentAccount"];
+            };
+        };
+        responses: {
+            /** @description The link to open */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentAccountLink"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service's authorization server cannot be used */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ACCOUNTS_KEYS is missing or malformed */
             503: {
                 headers: {
                     [name: string]: unknown;

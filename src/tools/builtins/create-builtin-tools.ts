@@ -12,6 +12,7 @@ import { selectedBuiltinNames } from "../config/builtin-tool-names";
 import type { SerialQueue } from "../engine/serial-queue";
 import { createBatchTool } from "./batch-tool";
 import { createDataTools } from "./data-tools";
+import { createEnvTools } from "./env-tools";
 import { createFileTools } from "./file-tools";
 import { createHttpTools } from "./http-tools";
 import { createImageTools } from "./image-tools";
@@ -19,6 +20,7 @@ import { createKnowledgeTools } from "./knowledge-tools";
 import { createNotesTools } from "./notes-tools";
 import { createReportTools } from "./report-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
+import { createTaskTools } from "./task-tools";
 import { createWaitTools } from "./wait-tools";
 import { createTimeTools } from "./time-tools";
 
@@ -32,8 +34,12 @@ const unorderedTools: ReadonlySet<string> = new Set([
   "date_add",
   "date_diff",
   "http_request",
+  "http_get",
+  "http_post",
   "fetch_page",
   "json_query",
+  "json_parse",
+  "json_stringify",
   "base64_encode",
   "base64_decode",
   "hash",
@@ -47,6 +53,10 @@ const unorderedTools: ReadonlySet<string> = new Set([
   "grep_files",
   "get_file_info",
   "batch",
+  "get_env",
+  "task_list",
+  "task_replay",
+  "session_archive_read",
   // Waiting is not a step in the built-ins' order: it must not hold the others back.
   "wait_for_results",
 ]);
@@ -61,13 +71,15 @@ export function createBuiltinTools(context: ToolContext, queue: SerialQueue): To
     ...(has("set_goals", "get_goals", "delete_goals", "set_memories", "get_memories", "delete_memories", "set_plans", "get_plans", "delete_plans") &&
       createKnowledgeTools(context)),
     ...(has("current_time", "date_add", "date_diff", "sleep") && createTimeTools(context)),
-    ...(has("http_request", "fetch_page") && createHttpTools(context)),
-    ...(has("json_query", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),
+    ...(has("http_request", "http_get", "http_post", "fetch_page") && createHttpTools(context)),
+    ...(has("json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),
     ...(has("notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete") && createNotesTools(context)),
     ...(has("read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file") && createFileTools(context)),
     ...(has("final_report", "task_status") && createReportTools(context)),
     ...(has("batch") && createBatchTool(context)),
     ...(has("generate_image") && createImageTools(context)),
+    ...(has("task_list", "task_replay", "session_archive_read") && createTaskTools(context)),
+    ...(has("get_env", "set_env") && createEnvTools(context)),
     ...(has("wait_for_results") && createWaitTools(context)),
   };
   const tools: Record<string, Tool> = {};

@@ -1,5 +1,5 @@
 /**
- * The `data` group: JMESPath queries over JSON,
+ * The `data` group: JMESPath queries over JSON, JSON parsed and written,
  * base64, hashes (and HMACs), UUIDs, and CSV ↔ JSON. Pure computation: no
  * storage, nothing to make idempotent.
  */
@@ -24,6 +24,10 @@ const schemas = {
       data: z.unknown().optional().describe("The JSON value to query"),
       json: z.string().max(maxText).optional().describe("Or: the JSON as text"),
     }),
+  ),
+  jsonParse: zodSchema(z.object({ text: z.string().max(maxText).describe("JSON text") })),
+  jsonStringify: zodSchema(
+    z.object({ data: z.unknown().describe("The value to write as JSON"), pretty: z.boolean().optional().describe("Indent with two spaces (default false)") }),
   ),
   base64Encode: zodSchema(z.object({ text: z.string().max(maxText), urlSafe: z.boolean().optional().describe("base64url without padding") })),
   base64Decode: zodSchema(z.object({ encoded: z.string().max(maxText * 2) })),
@@ -91,6 +95,25 @@ export function createDataTools(context: SettingsAccess) {
       },
     }),
 
+    json_parse: tool({
+      description: "Parse JSON text into a value (data). Says where the text is not JSON.",
+      inputSchema: schemas.jsonParse,
+      execute: async ({ text }) => {
+        const parsed = parseJsonSafely(text);
+        return parsed.ok ? succeeded({ data: parsed.value }) : failed(parsed.message);
+      },
+    }),
+
+    json_stringify: tool({
+      description: "Write a value as JSON text (pretty: indented).",
+      inputSchema: schemas.jsonStringify,
+      execute: async ({ data, pretty }) => {
+        const text = JSON.stringify(data ?? null, null, pretty ? 2 : undefined);
+        if (encoder.encode(text).length > maxResultBytes) return failed(`The JSON is larger than ${maxResultBytes} bytes, the most a tool may answer`);
+        return succeeded({ text });
+      },
+    }),
+
     base64_encode: tool({
       description: "Encode UTF-8 text as base64 (or base64url).",
       inputSchema: schemas.base64Encode,
@@ -107,7 +130,9 @@ export function createDataTools(context: SettingsAccess) {
         const bytes = anyBase64ToBytes(encoded);
         if (!bytes) return failed("Not valid base64");
         try {
-          return succeeded({ text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes), bytes: bytes.length });
+          const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+          // `decoded` is the catalogue's name for it; `text` is kept for configs written against it.
+          return succeeded({ text, decoded: text, bytes: bytes.length });
         } catch {
           return failed(`The decoded ${bytes.length} bytes are not UTF-8 text (hex: ${hex(bytes.subarray(0, 64))}${bytes.length > 64 ? "…" : ""})`);
         }

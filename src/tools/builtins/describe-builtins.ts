@@ -74,5 +74,11 @@ export async function describeBuiltins(context: RunIdentity & PlatformAccess & S
   if (kept("images").length > 0) {
     sections.push(section("Images", ["generate_image draws a picture from a prompt and shows it in your active space."]));
   }
+  if (kept("env").length > 0) {
+    sections.push(section("Your variables", [`${list("env")} keep short strings by name across cycles; they are yours alone, not the gateway's environment.`]));
+  }
+  if (kept("tasks").length > 0) {
+    sections.push(section("Your past cycles", [`${list("tasks")} read your own earlier runs: task_list gives their ids (taskId) by day.`]));
+  }
   return { groups, names, sections };
 }

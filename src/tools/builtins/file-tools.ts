@@ -45,6 +45,12 @@ const schemas = {
     z.object({
       path: z.string().max(512).optional().describe("A folder (default: your folders)"),
       recursive: z.boolean().optional(),
+      pattern: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Only files matching this glob: * and ? within a name, ** across folders; without a "/" it matches the file\'s name, with one its path below the folder'),
       limit: z.number().int().min(1).max(1_000).optional(),
       cursor: z.string().max(1_024).optional(),
     }),
@@ -86,6 +92,27 @@ const schemas = {
 };
 
 type Target = { ok: true; path: string; key: string } | { ok: false; error: string };
+
+/** A successful outcome with the catalogue's fields added beside today's (`bytesWritten`, `applied`). */
+function withFields(outcome: ToolOutcome, fields: Record<string, unknown>): ToolOutcome {
+  return outcome.type === "ok" && typeof outcome.value === "object" && outcome.value !== null ? succeeded({ ...outcome.value, ...fields }) : outcome;
+}
+
+/** A glob as a pattern for the linear engine: `**` any folders, `*` and `?` within a name, everything else literal. */
+export function globToPattern(glob: string): string {
+  let source = "";
+  for (let index = 0; index < glob.length; index += 1) {
+    const char = glob[index];
+    if (char === "*" && glob[index + 1] === "*") {
+      const slash = glob[index + 2] === "/";
+      source += slash ? "(?:.*/)?" : ".*";
+      index += slash ? 2 : 1;
+    } else if (char === "*") source += "[^/]*";
+    else if (char === "?") source += "[^/]";
+    else source += char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  }
+  return `^${source}$`;
+}
 
 export function createFileTools(context: PlatformAccess & SettingsAccess & SpaceAccess & JournalAccess) {
   const bucket = context.env.FILES;
@@ -172,14 +199,20 @@ export function createFileTools(context: PlatformAccess & SettingsAccess & Space
         // Kept with the file and sent as its content-type header when it is downloaded.
         const problem = contentType === undefined ? undefined : mediaTypeProblem(contentType);
         if (problem !== undefined) return failed(`contentType ${JSON.stringify(contentType)} is not a valid content type: ${problem}`);
-        return change(writable(path), toolCallId, () => ({ text: content, ...(contentType !== undefined && { contentType }) }), true);
+        const written = await change(writable(path), toolCallId, () => ({ text: content, ...(contentType !== undefined && { contentType }) }), true);
+        return withFields(written, { bytesWritten: new TextEncoder().encode(content).length });
       },
     }),
 
     list_files: tool({
       description: "List files and folders in one of your folders (recursive lists every file below it).",
       inputSchema: schemas.list,
-      execute: async ({ path, recursive, limit = 200, cursor }) => {
+      execute: async ({ path, recursive, pattern, limit = 200, cursor }) => {
+        // A glob from the model runs on the linear engine, like every outside pattern.
+        const compiled = pattern === undefined ? undefined : compileSafePattern(globToPattern(pattern));
+        if (compiled && !compiled.ok) return failed(`The pattern cannot be used: ${compiled.message}`);
+        const matcher = compiled?.pattern.matcher();
+        const budget = new PatternBudget(searchBudgetUnits);
         if (path === undefined || path === "") {
           if (!recursive) return succeeded({ path: "", folders: prefixes.map((prefix) => `${prefix}/`), files: [] });
         }
@@ -188,10 +221,23 @@ export function createFileTools(context: PlatformAccess & SettingsAccess & Space
         if (scope.folders.length !== 1) return succeeded({ path: path ?? "", folders: scope.folders.map((folder) => `${folder}/`), files: [] });
         const folder = scope.folders[0];
         const listed = await bucket.list({ prefix: `${filesRoot}${folder}/`, limit, cursor, ...(!recursive && { delimiter: "/" }) });
+        const below = (key: string) => key.slice(`${filesRoot}${folder}/`.length);
+        const matches = (key: string) => {
+          if (!matcher || pattern === undefined) return true;
+          const tested = pattern.includes("/") ? below(key) : below(key).slice(below(key).lastIndexOf("/") + 1);
+          return matcher.search(tested, budget) === "match";
+        };
         return succeeded({
           path: folder,
           folders: (listed.delimitedPrefixes ?? []).map((prefix) => prefix.slice(filesRoot.length)),
-          files: listed.objects.map((object) => ({ path: object.key.slice(filesRoot.length), size: object.size, updated: object.uploaded.toISOString() })),
+          files: listed.objects
+            .filter((object) => matches(object.key))
+            .map((object) => {
+              const updated = object.uploaded.toISOString();
+              // `modified` is the catalogue's name for `updated`.
+              return { path: object.key.slice(filesRoot.length), size: object.size, updated, modified: updated };
+            }),
+          ...(pattern !== undefined && { pattern }),
           ...(listed.truncated && { cursor: listed.cursor }),
         });
       },
@@ -210,7 +256,7 @@ export function createFileTools(context: PlatformAccess & SettingsAccess & Space
             text = patched.text;
           }
           return { text };
-        }),
+        }).then((outcome) => withFields(outcome, { applied: edits.length })),
     }),
 
     grep_files: tool({
@@ -344,6 +390,7 @@ export function createFileTools(context: PlatformAccess & SettingsAccess & Space
           exists: true,
           size: head.size,
           updated: head.uploaded.toISOString(),
+          modified: head.uploaded.toISOString(),
           contentType: head.httpMetadata?.contentType ?? null,
           etag: head.etag,
         });

@@ -1,6 +1,8 @@
 /**
  * The `http` group: `http_request` (any method, headers and body; the answer
- * as JSON or text) and `fetch_page` (an HTML page as readable markdown).
+ * as JSON or text), `http_get` and `http_post` (the catalogue's shorthands for
+ * it, same checks, with the answer also as `body`) and `fetch_page` (an HTML
+ * page as readable markdown).
  * Every URL, redirects included, goes by the gateway's URL policy right
  * before the request; answers are read as streams up to a cap and bounded in
  * time. Requests carry the hop header (so a chain through this gateway
@@ -13,7 +15,7 @@ import { bytesToBase64 } from "../../base64";
 import { parseJsonSafely } from "../../json";
 import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
 import { hopHeader } from "../../protocol/hop";
-import { failed, succeeded } from "../engine/tool-outcome";
+import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { htmlToMarkdown } from "../http/html-to-markdown";
 import { unwrapLinks } from "../http/markdown-links";
 import { isJsonType, isTextType, mediaTypeOf, refusedHeader, sendOutboundRequest } from "../http/outbound-request";
@@ -40,6 +42,19 @@ const schemas = {
         .describe("At most the agent's tool timeout"),
     }),
   ),
+  httpGet: zodSchema(
+    z.object({
+      url: z.string().min(1).max(4_096).describe("An absolute http(s) URL"),
+      headers: z.record(z.string().max(256), z.string().max(8_192)).optional(),
+    }),
+  ),
+  httpPost: zodSchema(
+    z.object({
+      url: z.string().min(1).max(4_096).describe("An absolute http(s) URL"),
+      body: z.unknown().optional().describe("A string is sent as it is; any other JSON value is sent as JSON"),
+      headers: z.record(z.string().max(256), z.string().max(8_192)).optional(),
+    }),
+  ),
   fetchPage: zodSchema(
     z.object({
       url: z.string().min(1).max(4_096),
@@ -64,56 +79,78 @@ export function createHttpTools(context: RunIdentity & PlatformAccess & Settings
     ...(method !== "GET" && method !== "HEAD" && { "idempotency-key": context.callIds.idFor(toolCallId) }),
   });
 
+  type RequestInput = { url: string; method?: (typeof methods)[number]; headers?: Record<string, string>; body?: unknown; timeoutMs?: number };
+  /** One request by `http_request`'s rules (`http_get` and `http_post` are this with the method set). */
+  const request = async ({ url, method = "GET", headers, body, timeoutMs }: RequestInput, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
+    const refused = refusedHeader(headers);
+    if (refused) return failed(`The header "${refused}" cannot be set`);
+    if (body !== undefined && (method === "GET" || method === "HEAD")) return failed(`A ${method} request has no body`);
+    const own = lowercase(headers);
+    let text: string | undefined;
+    if (typeof body === "string") text = body;
+    else if (body !== undefined) {
+      text = JSON.stringify(body);
+      own["content-type"] ??= "application/json";
+    }
+    // The model's headers (perhaps a token it was given) stay with the origin it named.
+    const answer = await sendOutboundRequest({
+      url,
+      method,
+      headers: baseHeaders(toolCallId, method),
+      originHeaders: own,
+      body: text,
+      timeoutMs: Math.min(timeoutMs ?? limits.toolTimeout, limits.toolTimeout),
+      maxBytes: limits.toolResponseMaxBytes,
+      maxRedirects,
+      env: context.env,
+      signal: abortSignal,
+    });
+    if (!answer.ok) return failed(answer.error);
+    const mediaType = mediaTypeOf(answer.contentType);
+    const result: Record<string, unknown> = {
+      status: answer.status,
+      statusText: answer.statusText,
+      url: answer.url,
+      headers: answer.headers,
+      bytes: answer.bytes.byteLength,
+      ...(answer.truncated && { truncated: true }),
+    };
+    if (answer.bytes.byteLength === 0 || method === "HEAD") return succeeded(result);
+    const decoded = new TextDecoder().decode(answer.bytes);
+    if (isJsonType(mediaType) && !answer.truncated) {
+      const parsed = parseJsonSafely(decoded);
+      if (parsed.ok) return succeeded({ ...result, json: parsed.value });
+    }
+    if (isTextType(mediaType) || isJsonType(mediaType)) return succeeded({ ...result, text: decoded });
+    // Base64 takes a third more room: what fits the limit is kept.
+    const kept = answer.bytes.subarray(0, Math.floor((limits.toolResponseMaxBytes * 3) / 4) - 1_024);
+    return succeeded({ ...result, base64: bytesToBase64(kept), ...(kept.byteLength < answer.bytes.byteLength && { truncated: true }) });
+  };
+  /** The catalogue's `{status, headers, body}`: the parsed JSON, else the text, else the base64, beside today's fields. */
+  const withBody = (outcome: ToolOutcome): ToolOutcome => {
+    if (outcome.type !== "ok" || typeof outcome.value !== "object" || outcome.value === null) return outcome;
+    const value: Record<string, unknown> = { ...outcome.value };
+    return succeeded({ ...value, body: value.json ?? value.text ?? value.base64 ?? null });
+  };
+
   return {
     http_request: tool({
       description:
         "Make an HTTP request. Returns status, headers and the body: parsed JSON as json, text as text, anything else as base64. Redirects of GET and HEAD are followed. Bodies past the size limit are cut (truncated: true).",
       inputSchema: schemas.httpRequest,
-      execute: async ({ url, method = "GET", headers, body, timeoutMs }, { toolCallId, abortSignal }) => {
-        const refused = refusedHeader(headers);
-        if (refused) return failed(`The header "${refused}" cannot be set`);
-        if (body !== undefined && (method === "GET" || method === "HEAD")) return failed(`A ${method} request has no body`);
-        const own = lowercase(headers);
-        let text: string | undefined;
-        if (typeof body === "string") text = body;
-        else if (body !== undefined) {
-          text = JSON.stringify(body);
-          own["content-type"] ??= "application/json";
-        }
-        // The model's headers (perhaps a token it was given) stay with the origin it named.
-        const answer = await sendOutboundRequest({
-          url,
-          method,
-          headers: baseHeaders(toolCallId, method),
-          originHeaders: own,
-          body: text,
-          timeoutMs: Math.min(timeoutMs ?? limits.toolTimeout, limits.toolTimeout),
-          maxBytes: limits.toolResponseMaxBytes,
-          maxRedirects,
-          env: context.env,
-          signal: abortSignal,
-        });
-        if (!answer.ok) return failed(answer.error);
-        const mediaType = mediaTypeOf(answer.contentType);
-        const result: Record<string, unknown> = {
-          status: answer.status,
-          statusText: answer.statusText,
-          url: answer.url,
-          headers: answer.headers,
-          bytes: answer.bytes.byteLength,
-          ...(answer.truncated && { truncated: true }),
-        };
-        if (answer.bytes.byteLength === 0 || method === "HEAD") return succeeded(result);
-        const decoded = new TextDecoder().decode(answer.bytes);
-        if (isJsonType(mediaType) && !answer.truncated) {
-          const parsed = parseJsonSafely(decoded);
-          if (parsed.ok) return succeeded({ ...result, json: parsed.value });
-        }
-        if (isTextType(mediaType) || isJsonType(mediaType)) return succeeded({ ...result, text: decoded });
-        // Base64 takes a third more room: what fits the limit is kept.
-        const kept = answer.bytes.subarray(0, Math.floor((limits.toolResponseMaxBytes * 3) / 4) - 1_024);
-        return succeeded({ ...result, base64: bytesToBase64(kept), ...(kept.byteLength < answer.bytes.byteLength && { truncated: true }) });
-      },
+      execute: (input, options) => request(input, options),
+    }),
+
+    http_get: tool({
+      description: "HTTP GET (http_request with the method set). Returns status, headers and body (parsed JSON, else text).",
+      inputSchema: schemas.httpGet,
+      execute: async (input, options) => withBody(await request({ ...input, method: "GET" }, options)),
+    }),
+
+    http_post: tool({
+      description: "HTTP POST (http_request with the method set): a string body is sent as it is, any other JSON value as JSON. Returns status, headers and body.",
+      inputSchema: schemas.httpPost,
+      execute: async (input, options) => withBody(await request({ ...input, method: "POST" }, options)),
     }),
 
     fetch_page: tool({

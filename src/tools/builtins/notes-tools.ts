@@ -39,8 +39,11 @@ const schemas = {
   patch: zodSchema(
     z.object({
       path: NotePath,
-      oldText: z.string().min(1).max(maxNoteBytes).describe("The exact passage to replace; it must occur exactly once"),
-      newText: z.string().max(maxNoteBytes),
+      oldText: z.string().min(1).max(maxNoteBytes).optional().describe("The exact passage to replace; it must occur exactly once"),
+      newText: z.string().max(maxNoteBytes).optional(),
+      // The catalogue's memory_patch names them old_str and new_str: either pair is taken.
+      old_str: z.string().min(1).max(maxNoteBytes).optional().describe("The same as oldText"),
+      new_str: z.string().max(maxNoteBytes).optional().describe("The same as newText"),
     }),
   ),
   delete: zodSchema(z.object({ path: NotePath })),
@@ -168,12 +171,19 @@ export function createNotesTools(context: RunIdentity & PlatformAccess & Journal
     notes_patch: tool({
       description: "Replace an exact passage of a note with new text. The passage must occur exactly once (otherwise nothing changes and you are told why).",
       inputSchema: schemas.patch,
-      execute: async ({ path, oldText, newText }, { toolCallId }) =>
-        change(toolCallId, path, (current) => {
+      execute: async ({ path, ...input }, { toolCallId }) => {
+        const oldText = input.oldText ?? input.old_str;
+        const newText = input.newText ?? input.new_str;
+        if (oldText === undefined || newText === undefined) return failed("Give oldText and newText (or old_str and new_str)");
+        if ((input.oldText !== undefined && input.old_str !== undefined) || (input.newText !== undefined && input.new_str !== undefined)) {
+          return failed("Give oldText and newText, or old_str and new_str, not both");
+        }
+        return change(toolCallId, path, (current) => {
           if (current === undefined) return { error: `You have no note "${path}"` };
           const patched = replaceExactlyOnce(current, oldText, newText);
           return patched.ok ? { text: patched.text } : { error: patched.error };
-        }),
+        });
+      },
     }),
 
     notes_delete: tool({

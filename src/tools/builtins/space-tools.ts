@@ -54,6 +54,36 @@ function compact(message: Message) {
   };
 }
 
+/**
+ * Posts the agent's message for a call in a space it is a member of, and
+ * wakes the agents it mentions: `send_message`, and the prebuilt
+ * `sendNotification`. The message id comes from the call.
+ */
+export async function postMessage(
+  context: RunIdentity & SpaceAccess & JournalAccess,
+  spaceId: string,
+  message: { text: string; mentions?: string[] },
+  modelToolCallId: string,
+): Promise<{ ok: true; posted: { messageId: string; seq: number; spaceId: string } } | { ok: false; error: string }> {
+  // Every streamed delta is handed to the space before the persisted message.
+  await context.inputSettled(modelToolCallId);
+  const messageId = messageIdForCall(context.callIds.idFor(modelToolCallId));
+  const stub = context.spaceEvents.ordered(spaceId);
+  // The space checks the mentions by the rule the message route follows: a refusal posts nothing.
+  const posted = await context.spaceEvents.track(
+    stub.postAgentMessage({
+      id: messageId,
+      entityId: context.agent.entityId,
+      role: "assistant",
+      text: message.text,
+      mentions: [...new Set(message.mentions ?? [])],
+    }),
+  );
+  if (!posted.ok) return { ok: false, error: `Your message was not sent: ${posted.message}. Mention only members of this space (entity ids).` };
+  if (posted.message.mentions?.length) await context.wakeMentioned(posted.message);
+  return { ok: true, posted: { messageId: posted.message.id, seq: posted.message.seq, spaceId } };
+}
+
 /** Built-ins that take their place in the call order themselves (the rest of their work runs alongside). */
 export const selfOrderedTools: ReadonlySet<string> = new Set(["enter_space", "read_messages"]);
 
@@ -97,24 +127,8 @@ export function createSpaceTools(context: RunIdentity & SpaceAccess & JournalAcc
           context.setActiveSpaceId(undefined);
           return failed(`You are no longer a member of space "${spaceId}"`);
         }
-        // Every streamed delta is handed to the space before the persisted message.
-        await context.inputSettled(toolCallId);
-        const messageId = messageIdForCall(context.callIds.idFor(toolCallId));
-        const stub = context.spaceEvents.ordered(spaceId);
-        // The space checks the mentions by the rule the message route follows: a refusal posts nothing.
-        const posted = await context.spaceEvents.track(
-          stub.postAgentMessage({
-            id: messageId,
-            entityId: context.agent.entityId,
-            role: "assistant",
-            text,
-            mentions: [...new Set(mentions ?? [])],
-          }),
-        );
-        if (!posted.ok) return failed(`Your message was not sent: ${posted.message}. Mention only members of this space (entity ids).`);
-        const message = posted.message;
-        if (message.mentions?.length) await context.wakeMentioned(message);
-        return succeeded({ messageId: message.id, seq: message.seq, spaceId });
+        const sent = await postMessage(context, spaceId, { text, mentions }, toolCallId);
+        return sent.ok ? succeeded(sent.posted) : failed(sent.error);
       },
     }),
 

@@ -34,7 +34,8 @@ const schemas = {
   dateDiff: zodSchema(z.object({ from: DateText, to: DateText.optional().describe("Default now"), timezone: TimeZone })),
   sleep: zodSchema(
     z.object({
-      seconds: z.number().int().min(1).max(maxSleepSeconds).describe(`How long to sleep, 1 to ${maxSleepSeconds} seconds`),
+      seconds: z.number().int().min(1).max(maxSleepSeconds).optional().describe(`How long to sleep, 1 to ${maxSleepSeconds} seconds`),
+      duration: z.number().int().min(1).max(maxSleepSeconds).optional().describe("The same as seconds (give one of them)"),
       reason: z.string().max(500).optional().describe("Shown to you when you wake"),
     }),
   ),
@@ -72,7 +73,8 @@ export function createTimeTools(context: RunIdentity & JournalAccess & StreamAcc
       inputSchema: schemas.currentTime,
       execute: async ({ timezone }) => {
         const zone = zoneOf(timezone);
-        return zone.ok ? succeeded(describeInstant(Date.now(), zone.zone)) : failed(zone.error);
+        // `timezone` beside `timeZone`: the catalogue's {timestamp, iso, timezone}.
+        return zone.ok ? succeeded({ ...describeInstant(Date.now(), zone.zone), timezone: zone.zone }) : failed(zone.error);
       },
     }),
 
@@ -127,7 +129,10 @@ export function createTimeTools(context: RunIdentity & JournalAccess & StreamAcc
     sleep: tool({
       description: `Sleep without holding anything: this cycle ends, and after the delay a tool_result event for this call wakes you (at most ${maxSleepSeconds} seconds; for later or repeated wake-ups use set_plans).`,
       inputSchema: schemas.sleep,
-      execute: async ({ seconds, reason }, { toolCallId: modelToolCallId }) => {
+      execute: async ({ seconds: given, duration, reason }, { toolCallId: modelToolCallId }) => {
+        if (given !== undefined && duration !== undefined && given !== duration) return failed("Give seconds or duration, not two different lengths");
+        const seconds = given ?? duration;
+        if (seconds === undefined) return failed("Give seconds (or duration): how long to sleep");
         const toolCallId = context.callIds.idFor(modelToolCallId);
         // Measured from when the call first started, so a call done again after a restart keeps its time.
         const since = context.journal.previous(toolCallId)?.startedAt ?? Date.now();

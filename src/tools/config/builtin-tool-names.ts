@@ -9,12 +9,16 @@ export const builtinGroups = {
   spaces: ["enter_space", "leave_space", "send_message", "read_messages", "skip"],
   knowledge: ["set_goals", "delete_goals", "get_goals", "set_memories", "delete_memories", "get_memories", "set_plans", "delete_plans", "get_plans"],
   time: ["current_time", "date_add", "date_diff", "sleep"],
-  http: ["http_request", "fetch_page"],
-  data: ["json_query", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv"],
+  http: ["http_request", "http_get", "http_post", "fetch_page"],
+  data: ["json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv"],
   notes: ["notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete"],
   files: ["read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file"],
   reports: ["final_report", "task_status", "batch"],
   images: ["generate_image"],
+  /** The agent's own variables (not the gateway's env or secrets). */
+  env: ["get_env", "set_env"],
+  /** The agent's own past cycles, read from its run records. */
+  tasks: ["task_list", "task_replay", "session_archive_read"],
   /** Waiting for pending calls started in earlier steps (default, like `spaces` and `knowledge`). */
   calls: ["wait_for_results"],
 } as const;

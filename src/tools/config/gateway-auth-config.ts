@@ -49,7 +49,11 @@ const Client = z
 /** What every `auth: {type: "oauth"}` says: whose token, which scopes, which authorization server, which client, the name on the card. */
 export const oauthAuthFields = {
   type: z.literal("oauth"),
-  /** `person`: the token of the person whose message started the run. */
+  /**
+   * `person`: the token of the person whose message started the run.
+   * `agent`: one token for the agent, by the client credentials grant when
+   * `client.clientSecret` is given, else connected once by an operator.
+   */
   owner: z.enum(["person", "agent"]),
   /** The scopes to ask for, separated by spaces. */
   scope: z
@@ -71,11 +75,8 @@ export const oauthAuthFields = {
   service: z.string().min(1).max(100).optional(),
 };
 
-/** Refuses what the gateway cannot do yet, and half-given endpoints. */
+/** Refuses half-given endpoints. */
 export function checkOAuthAuth(auth: { owner: string; authorizationUrl?: string; tokenUrl?: string }, context: z.RefinementCtx): void {
-  if (auth.owner === "agent") {
-    context.addIssue({ code: "custom", path: ["owner"], message: 'owner "agent" (one token for the agent) is not yet supported: use "person"' });
-  }
   const explicit = auth.authorizationUrl !== undefined || auth.tokenUrl !== undefined;
   if (explicit && auth.authorizationUrl === undefined) context.addIssue({ code: "custom", path: ["authorizationUrl"], message: "Required with tokenUrl" });
   if (explicit && auth.tokenUrl === undefined) context.addIssue({ code: "custom", path: ["tokenUrl"], message: "Required with authorizationUrl" });
@@ -93,7 +94,7 @@ export const GatewayAuth = z
   })
   .openapi("GatewayAuth", {
     description:
-      'The call acts as a person: it carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them',
+      'The call carries an OAuth token: owner `person`, that of the person whose message started the run (one who has not connected the account gets a "connect your account" card and the call waits for them); owner `agent`, the agent\'s own (the client credentials grant, or connected once by an operator)',
   });
 
 export type GatewayAuth = z.infer<typeof GatewayAuth>;

@@ -33,6 +33,6 @@ export const McpAuth = z
   .superRefine(checkOAuthAuth)
   .openapi("McpAuth", {
     description:
-      'The server\'s tools act as a person: each call carries the OAuth token of the person whose message started the run; a person who has not connected the account gets a "connect your account" card and the call waits for them',
+      "The server's tools carry an OAuth token: owner `person`, that of the person whose message started the run (one who has not connected the account gets a \"connect your account\" card and the call waits for them); owner `agent`, the agent's own (the client credentials grant, or connected once by an operator)",
   });
 export type McpAuth = z.infer<typeof McpAuth>;

@@ -111,12 +111,24 @@ export async function askToConnect(context: PendingCallContext, call: InlineCall
     modelToolCallId: call.modelToolCallId,
     toolName: call.toolName,
     executionType: request.executionType,
+    args: call.args,
     status: "waiting",
     expiresAt,
     spaceId: card.spaceId,
     messageId: card.messageId,
     account: accountPart,
   });
+  // An A2A task waiting on this is `auth-required`: its push configs hear so. Not webhook subscriptions: no answer they could send settles it.
+  context.toolRuntime.outbox.notify(
+    {
+      id: `evt_${call.toolCallId}_awaiting_account`,
+      type: "call.awaiting_input",
+      timestamp: new Date().toISOString(),
+      data: { agentId: context.agent.agentId, kind: "account", runId: context.runId, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, expiresAt },
+    },
+    [],
+    true,
+  );
   context.journal.markAnnounced(call.toolCallId);
   return waitForConnection(context, call, account, deadline, startedAt);
 }

@@ -11,6 +11,7 @@ import type { ToolContext } from "./tool-context";
 import type { AnsweredBy } from "../config/wait-policy-config";
 import type { ToolCard } from "./tool-events";
 import type { ToolOutcome } from "./tool-outcome";
+import type { Span } from "../../telemetry/tracer";
 
 export type ToolDisplaySettings = {
   name: string;
@@ -45,6 +46,8 @@ export type InlineCall = {
   addCardParts(parts: MessagePart[]): void;
   /** Progress while the call runs (MCP progress notifications): `tool.streaming` on the card. */
   progress(update: { progress: number; total?: number; message?: string }): void;
+  /** The call's span (`execute_tool`): its `traceparent` goes on the requests the call makes, its waits are its children. */
+  span?: Span;
 };
 
 export type ResolvedTool = {

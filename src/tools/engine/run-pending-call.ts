@@ -15,6 +15,8 @@ import { awaitOutcome } from "./await-outcome";
 import { createPendingCall } from "./pending-calls";
 import type { ToolCard } from "./tool-events";
 import type { ToolOutcome } from "./tool-outcome";
+import { waitSpan } from "../../telemetry/gen-ai-spans";
+import { noopSpan, type Span } from "../../telemetry/tracer";
 
 /** How a pending call waits: the tool's `isAsync`, `timeout`, `execution.expiresIn` and webhook. */
 export type PendingSettings = {
@@ -40,7 +42,7 @@ export type PendingCallContext = RunIdentity & PlatformAccess & SpaceAccess & Jo
 export async function runPendingCall(
   context: PendingCallContext,
   settings: PendingSettings,
-  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal },
+  call: { toolCallId: string; modelToolCallId: string; toolName: string; args: unknown; abortSignal?: AbortSignal; span?: Span },
   card: (ToolCard & { messageId: string }) | undefined,
 ): Promise<ToolOutcome> {
   const previous = context.journal.previous(call.toolCallId);
@@ -105,6 +107,7 @@ export async function runPendingCall(
         webhook,
         JSON.stringify({ type: "tool.call", agentId: context.agent.agentId, ...announcement }),
         expiresAt ? Date.parse(expiresAt) : undefined,
+        call.span?.traceparent,
       );
     const handedOff = await settings.handOff?.();
     if (handedOff) return handedOff;
@@ -113,12 +116,16 @@ export async function runPendingCall(
 
   if (status === "pending") return { type: "pending", callId: call.toolCallId };
 
-  return awaitOutcome(context, {
+  const span = waitSpan("pending_call", call.toolCallId, { "switchboard.tool.execution_type": settings.executionType });
+  const wait = (call.span ?? noopSpan).child(span.name, { attributes: span.attributes });
+  const outcome = await awaitOutcome(context, {
     pendingId: call.toolCallId,
     toolName: call.toolName,
     startedAt,
     policy: { timeoutMs, onTimeout: settings.policy?.onTimeout ?? "error", escalateTo: settings.policy?.escalateTo, reminders: settings.policy?.reminders },
     card,
     abortSignal: call.abortSignal,
-  });
+  }).finally(() => wait.end());
+  wait.setAttributes({ "switchboard.wait.outcome": outcome.type });
+  return outcome;
 }

@@ -31,6 +31,7 @@ import type { AgentTask } from "../../protocol/agent-task";
 import type { ToolConfig } from "../config/tool-config";
 import type { WebhookEvent } from "../../webhooks/webhook-event";
 import type { ApprovalConfig } from "../config/wait-policy-config";
+import type { SpanParent } from "../../telemetry/tracer";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
 
@@ -110,9 +111,12 @@ export type OutboxPort = {
    * Delivers a call to its webhook, retried with backoff (in memory, and from the alarm after a restart)
    * until the call settles or `giveUpAt` (the call's expiry; a day when it has none) passes.
    */
-  sendWebhook(toolCallId: string, url: string, body: string, giveUpAt?: number): void;
-  /** Pushes an event to the webhook subscriptions of the agent and of `spaceIds` (at least once, from the agent object). */
-  notify(event: WebhookEvent, spaceIds: readonly string[]): void;
+  sendWebhook(toolCallId: string, url: string, body: string, giveUpAt?: number, traceparent?: string): void;
+  /**
+   * Pushes an event to the webhook subscriptions of the agent and of `spaceIds`, and to the push configs of
+   * the A2A task it concerns (at least once, from the agent object); `tasksOnly`: to the task's alone.
+   */
+  notify(event: WebhookEvent, spaceIds: readonly string[], tasksOnly?: boolean): void;
   /**
    * Puts a task in another agent's inbox (a sub-agent call), idempotent by the
    * call id. Says why when the agent cannot take it.
@@ -132,6 +136,13 @@ export type KeptPort = {
   recordCall(stat: CallStat): void;
 };
 
+/** The agent's own variables (`get_env` / `set_env`), kept in the agent object's storage. */
+export type VariablesPort = {
+  get(key: string): string | null;
+  /** Sets a variable for a call; the same call again answers the same `previous`. */
+  set(key: string, value: string, callId: string): { ok: true; previous: string | null } | { ok: false; error: string };
+};
+
 /** What the agent object lends the tool engine, in ports of a few members each. */
 export type ToolRuntime = {
   /** A pending call's life (its owner is the agent object). */
@@ -141,6 +152,7 @@ export type ToolRuntime = {
   kept: KeptPort;
   /** The agent's inbox: a call's `tool_result` event taken out if still queued (the cycle got the result another way). */
   inbox: { takeQueuedResult(toolCallId: string): boolean };
+  variables: VariablesPort;
 };
 
 /** What the cycle's journal tells a tool about its own call (set when the call is done again after a restart). */
@@ -237,5 +249,8 @@ export type CycleAccess = {
   reportFinal(toolCallId: string, report: FinalReport): void;
 };
 
+/** Where the spans of the cycle's calls go: under the run's root span (a no-op when tracing is off or the context has none). */
+export type TraceAccess = { trace?: SpanParent };
+
 /** Everything a cycle lends its tools: what a tool of any provider may use. */
-export type ToolContext = RunIdentity & PlatformAccess & SettingsAccess & SpaceAccess & KnowledgeAccess & JournalAccess & StreamAccess & RuntimeAccess & CycleAccess;
+export type ToolContext = RunIdentity & PlatformAccess & SettingsAccess & SpaceAccess & KnowledgeAccess & JournalAccess & StreamAccess & RuntimeAccess & CycleAccess & TraceAccess;

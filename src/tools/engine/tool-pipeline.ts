@@ -55,6 +55,8 @@ import { needsApproval, requestApproval } from "./run-approval";
 import { StreamedCards } from "./streamed-cards";
 import { cardPart, settleCard, type ToolCard, toolFinished, toolProgress, toolStarted } from "./tool-events";
 import { failed, isToolOutcome, outcomeError, outcomeFailureKind, outcomeStatus, succeeded, toModelOutput, type ToolOutcome, withMeta } from "./tool-outcome";
+import { executeToolSpan, waitSpan } from "../../telemetry/gen-ai-spans";
+import { noopSpan, type Span } from "../../telemetry/tracer";
 
 /** A tool of the cycle: an engine tool (any provider's `ResolvedTool`) or an AI SDK tool used as it is (the built-ins). */
 export type PipelineTool = { kind: "engine"; resolved: ResolvedTool } | { kind: "raw"; name: string; provider: string; tool: Tool };
@@ -116,6 +118,8 @@ type Call = {
   /** Set by the cache and queue stage (engine tools that got that far). */
   policy?: { cacheHit: boolean; queuedMs: number };
   keep?: { key: string; ttlMs: number };
+  /** The call's span (`execute_tool`): waits are its children, its `traceparent` goes out with the call. */
+  span: Span;
 };
 
 export class ToolPipeline {
@@ -182,6 +186,7 @@ export class ToolPipeline {
       if (known?.dispatched) return this.#journal.callFinished(toolCallId, interruptedAfterApproval(request.toolName, toolCallId));
     }
     const tool = this.#tools.get(request.toolName);
+    const span = this.#startSpan(request.toolName, toolCallId, tool);
     const outcome = tool
       ? await this.#stages({
           tool,
@@ -196,8 +201,10 @@ export class ToolPipeline {
           approved: false,
           edited: false,
           cardParts: [],
+          span,
         })
       : failed(batched ? `You have no tool named "${request.toolName}"` : `Tool "${request.toolName}" is no longer available`);
+    endSpan(span, outcome);
     // 13. journal: the first outcome recorded stands, and is what the call returns.
     return batched ? outcome : this.#journal.callFinished(toolCallId, outcome);
   }
@@ -275,6 +282,7 @@ export class ToolPipeline {
     const display = call.tool.kind === "engine" ? call.tool.resolved.display : undefined;
     // The schema edited arguments are held to when the approval is answered, whichever provider made the tool.
     const argsSchema = (await asSchema(call.tool.offered.inputSchema).jsonSchema) as Record<string, unknown>;
+    const wait = call.span.child(...spanArguments(waitSpan("approval", call.toolCallId)));
     const decision = await requestApproval(this.#context, {
       toolCallId: call.toolCallId,
       modelToolCallId: call.modelToolCallId,
@@ -285,7 +293,8 @@ export class ToolPipeline {
       // A minimal (or hidden, or prebuilt) tool's approval card keeps its arguments from public-key clients.
       minimal: display !== undefined && hiddenFromPublic(display),
       argsSchema,
-    });
+    }).finally(() => wait.end());
+    wait.setAttributes({ "switchboard.wait.answer": decision.approved ? "approved" : "denied" });
     if (!decision.approved) return failed(decision.message);
     call.input = decision.args;
     call.args = decision.args;
@@ -397,10 +406,18 @@ export class ToolPipeline {
         });
       }
       const start = Date.now();
+      // A wait only when the queue is busy: a free slot is taken in the same turn.
+      const wait =
+        waitingFor.running >= queue.concurrency || waitingFor.waiting > 0
+          ? call.span.child(...spanArguments(waitSpan("queue", call.toolCallId, { "switchboard.queue.name": policy.queue })))
+          : noopSpan;
       try {
         release = await runtime.kept.queues.acquire(policy.queue, queue, call.abortSignal);
       } catch {
+        wait.fail("cancelled");
         return failed(`Tool "${call.toolName}" was cancelled while waiting in queue "${policy.queue}"`, "timeout");
+      } finally {
+        wait.end();
       }
       queuedMs = Date.now() - start;
     }
@@ -433,11 +450,23 @@ export class ToolPipeline {
       abortSignal: call.abortSignal,
       card: placed,
       addCardParts: (parts) => call.cardParts.push(...parts),
+      span: call.span,
       progress: (update) => {
         context.publish("tool.progress", { runId: context.runId, toolCallId: call.toolCallId, toolName: call.toolName, ...update });
         if (placed) toolProgress(context.spaceEvents, placed, call.toolCallId, call.args, update);
       },
     };
+  }
+
+  /**
+   * The call's span, under the run's: `function` for a built-in, `datastore`
+   * for a stored output read back, `extension` for a provider's tool (the
+   * agent's own, MCP, OpenAPI, sub-agents).
+   */
+  #startSpan(toolName: string, toolCallId: string, tool: Entry | undefined): Span {
+    const type = tool?.kind === "engine" ? "extension" : toolName === "read_output" ? "datastore" : "function";
+    const span = executeToolSpan({ name: toolName, callId: toolCallId, type, provider: tool?.provider ?? "unknown" });
+    return (this.#context.trace ?? noopSpan).child(...spanArguments(span));
   }
 
   /** 11. statistics: the provider and the bytes in ride on the outcome; the agent object keeps the totals. */
@@ -482,4 +511,16 @@ export class ToolPipeline {
   async #failCard(call: Call, card: ToolCard | undefined, error: string): Promise<void> {
     if (card) await toolFinished(this.#context.spaceEvents.ordered(card.spaceId), card, { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args }, { error });
   }
+}
+
+function spanArguments(span: { name: string; attributes: Record<string, string | number | boolean | readonly string[]> }): [string, { attributes: typeof span.attributes }] {
+  return [span.name, { attributes: span.attributes }];
+}
+
+/** The call's span ends with its outcome: a failure's kind as `error.type` (fixed words; the message stays out). */
+function endSpan(span: Span, outcome: ToolOutcome): void {
+  span.setAttributes({ "switchboard.tool.status": outcomeStatus(outcome) });
+  const kind = outcomeFailureKind(outcome);
+  if (kind !== undefined) span.fail(kind);
+  span.end();
 }

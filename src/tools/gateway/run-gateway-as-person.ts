@@ -17,7 +17,7 @@ import type { InlineCall } from "../engine/resolved-tool";
 import type { SettingsAccess } from "../engine/tool-context";
 import { failed, type ToolOutcome } from "../engine/tool-outcome";
 import type { GatewayToolResult, SendOptions } from "./execute-gateway-tool";
-import { gatewayAccount, gatewayAuthority, sendAsPerson } from "./send-as-person";
+import { accountOwnerOf, agentNotConnected, clientCredentialsGrant, gatewayAccount, gatewayAuthority, sendAsPerson } from "./send-as-person";
 
 type PersonGateway = Extract<ToolConfig, { executionType: "gateway" }> & { execution: { auth: GatewayAuth } };
 
@@ -31,7 +31,8 @@ function outcomeOf(result: GatewayToolResult): Extract<ToolOutcome, { type: "ok"
 }
 
 export async function runGatewayAsPerson(context: PendingCallContext & SettingsAccess, config: PersonGateway, call: InlineCall, send: SendOptions): Promise<ToolOutcome> {
-  const entityId = context.initiatorEntityId;
+  const { auth } = config.execution;
+  const entityId = accountOwnerOf(auth, context);
   if (entityId === undefined) {
     return failed(
       `"${call.toolName}" acts as the person who asked for it, and no person's message started this run (it came from an event from outside): there is no one whose account it could use`,
@@ -44,9 +45,12 @@ export async function runGatewayAsPerson(context: PendingCallContext & SettingsA
   const waiting = await resumeAccountWait(context, call, account);
   if (waiting !== undefined) return waiting;
 
-  const sent = await sendAsPerson(config.execution, call.args, account, { ...send, env: context.env, gatewayOrigin: gatewayOriginOf(context) });
+  const grant = clientCredentialsGrant(auth, () => gatewayAuthority(auth, context.env), context.env);
+  const sent = await sendAsPerson(config.execution, call.args, account, { ...send, env: context.env, gatewayOrigin: gatewayOriginOf(context), grant });
   if (sent.kind === "sent") return outcomeOf(sent.result);
   if (sent.kind === "failed") return failed(sent.error, sent.failureKind);
+  // The agent's own account: nobody to ask now; an operator connects it.
+  if (auth.owner === "agent") return failed(agentNotConnected(account.serviceName, sent.reason, auth, context.agent.agentId, { tool: config.name }), "permission");
   return askToConnect(context, call, {
     account,
     reason: sent.reason,

@@ -18,9 +18,9 @@ import { oauthHttp } from "../../accounts/oauth-fetch";
 import { insufficientScope } from "../../accounts/insufficient-scope";
 import { registerGateway, type OAuthRegistration, gatewayOAuthUrls } from "../../accounts/oauth-registration";
 import { scopeList, unionScopes } from "../../accounts/oauth-scopes";
-import { refreshTokens } from "../../accounts/oauth-tokens";
+import { clientCredentialsTokens, refreshTokens } from "../../accounts/oauth-tokens";
 import { AccountsKeysError, type ConnectionIdentity, tokenCipherFor } from "../../accounts/token-cipher";
-import { withFreshToken } from "../../accounts/with-fresh-token";
+import { type FreshTokenOptions, withFreshToken } from "../../accounts/with-fresh-token";
 import { getDatabase } from "../../db/client";
 import type { AppEnv } from "../../env";
 import { parseJsonSafely } from "../../json";
@@ -98,7 +98,57 @@ export type AsPersonOptions = SendOptions & {
   env: AppEnv;
   /** Where people reach the gateway (a dynamic registration's redirect URI), when known. */
   gatewayOrigin?: string;
+  /** New tokens without a person (`clientCredentialsGrant`): an agent's own account. */
+  grant?: FreshTokenOptions["grant"];
 };
+
+/** Whose account a call with `auth` uses: the agent's own, or the person whose message started the run (undefined when none did). */
+export function accountOwnerOf(auth: Pick<GatewayAuth, "owner">, run: { initiatorEntityId?: string; agent: { entityId: string } }): string | undefined {
+  return auth.owner === "agent" ? run.agent.entityId : run.initiatorEntityId;
+}
+
+/**
+ * For an agent's own account with a client secret: tokens by the client
+ * credentials grant, from the authorization server `authority` finds.
+ * Undefined otherwise (a person's account, or an agent's an operator connects).
+ */
+export function clientCredentialsGrant(
+  auth: Pick<GatewayAuth, "owner" | "client">,
+  authority: () => Promise<{ ok: true; discovery: OAuthDiscovery } | { ok: false; error: string }>,
+  env: Record<string, unknown>,
+): FreshTokenOptions["grant"] {
+  const client = auth.client;
+  if (auth.owner !== "agent" || client?.clientSecret === undefined) return undefined;
+  return async () => {
+    const found = await authority();
+    if (!found.ok) throw new Error(found.error);
+    const registration = refreshRegistration(auth, null, undefined);
+    if (registration?.method !== "configured") throw new Error("The client credentials grant needs a configured client");
+    const { server, scopes, resource } = found.discovery;
+    const tokens = await clientCredentialsTokens({ server, registration, scopes, resource, http: oauthHttp({ policy: urlPolicyOf(env) }), env });
+    if (!tokens.ok) throw new Error(tokens.error.message);
+    return { tokens: tokens.value, details: { issuer: server.issuer ?? null, clientId: client.clientId } };
+  };
+}
+
+/**
+ * What the model is told when an agent's own account is not there: by the
+ * client credentials grant, what failed (its client id and secret are the
+ * operator's to check); else who connects it, and how.
+ */
+export function agentNotConnected(
+  serviceName: string,
+  reason: string,
+  auth: Pick<GatewayAuth, "client">,
+  agentId: string,
+  what: { tool?: string; server?: string; provider?: string },
+): string {
+  if (auth.client?.clientSecret !== undefined) {
+    return `${serviceName} gave this agent no token (${reason}): an operator checks the client id and secret its auth names`;
+  }
+  const [field, name] = Object.entries(what).find(([, value]) => value !== undefined) ?? ["tool", ""];
+  return `${serviceName} is not connected for this agent (${reason}): an operator connects it once with POST /api/agents/${agentId}/connections {"${field}": "${name}"}, or \`switchboard accounts connect --agent ${agentId} --${field} ${name}\``;
+}
 
 /** Sends the tool's request as `account`'s person. Never throws but for D1. */
 export function sendAsPerson(execution: GatewayExecutionInput & { auth: GatewayAuth }, args: unknown, account: GatewayAccount, options: AsPersonOptions): Promise<AsPersonResult> {
@@ -132,7 +182,7 @@ export async function sendRequestAsPerson(auth: GatewayAuth, build: RequestBuild
     return refreshed.value;
   };
 
-  let fresh = await withFreshToken(store, identity, refresh);
+  let fresh = await withFreshToken(store, identity, refresh, { grant: options.grant });
   if (!fresh.ok) return { kind: "not_connected", reason: fresh.message, scopes: configuredScopes };
   for (let attempt = 0; ; attempt += 1) {
     const token = fresh.connection.tokens.accessToken;
@@ -155,7 +205,7 @@ export async function sendRequestAsPerson(auth: GatewayAuth, build: RequestBuild
     // Refused again with a token just refreshed: the grant is gone at the service, the person connects again.
     if (attempt > 0) return { kind: "not_connected", reason: `${account.serviceName} refused the token even after a refresh`, scopes: configuredScopes };
     // Refused: refreshed once (or another caller's newer token taken), and sent once more.
-    fresh = await withFreshToken(store, identity, refresh, { rejectedAccessToken: token });
+    fresh = await withFreshToken(store, identity, refresh, { rejectedAccessToken: token, grant: options.grant });
     if (!fresh.ok) return { kind: "not_connected", reason: fresh.message, scopes: configuredScopes };
     if (fresh.connection.tokens.accessToken === token) return { kind: "not_connected", reason: `${account.serviceName} refused the token`, scopes: configuredScopes };
   }

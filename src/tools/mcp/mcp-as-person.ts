@@ -27,7 +27,7 @@ import type { AppEnv } from "../../env";
 import { urlPolicyOf } from "../../security/url-policy";
 import type { McpAuth } from "../config/mcp-auth-config";
 import type { McpServerConfig } from "../config/mcp-server-config";
-import { type GatewayAccount, gatewayAuthority, refreshRegistration } from "../gateway/send-as-person";
+import { clientCredentialsGrant, type GatewayAccount, gatewayAuthority, refreshRegistration } from "../gateway/send-as-person";
 import { AccountNeededError } from "./account-needed";
 
 export type PersonMcpServer = McpServerConfig & { auth: McpAuth };
@@ -93,6 +93,8 @@ export function personTokenSource(env: AppEnv, server: PersonMcpServer, account:
   let store: ConnectionStore | undefined;
   let authority: Awaited<ReturnType<typeof mcpAuthority>> | undefined;
   const identity = { entityId: account.entityId, connectionKey: account.connectionKey };
+  // An agent's own account with a client secret: granted anew whenever there is no token to use.
+  const grant = clientCredentialsGrant(server.auth, () => mcpAuthority(server, env), env);
   return async (rejected) => {
     // A missing or broken ACCOUNTS_KEYS throws here: the call fails with the gateway's problem, not a card.
     store ??= new ConnectionStore(getDatabase(env.DB), await tokenCipherFor(env));
@@ -115,7 +117,7 @@ export function personTokenSource(env: AppEnv, server: PersonMcpServer, account:
         if (!refreshed.ok) throw new Error(refreshed.error.message);
         return refreshed.value;
       },
-      { rejectedAccessToken: rejected },
+      { rejectedAccessToken: rejected, grant },
     );
     return fresh.ok ? { ok: true, token: fresh.connection.tokens.accessToken, scopes: fresh.connection.tokens.scopes } : { ok: false, reason: fresh.message };
   };

@@ -27,6 +27,14 @@ export type McpToolDefinition = {
 
 export type McpCallAnswer = { isError?: boolean; content?: unknown; structuredContent?: unknown; toolResult?: unknown };
 
+/** How one `tools/call` is made: its deadline, its cancellation, its progress, and the call span's `traceparent`. */
+export type McpCallOptions = {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  traceparent?: string;
+};
+
 /** How long the `DELETE` that ends a session may take. */
 const sessionEndTimeoutMs = 3_000;
 
@@ -167,12 +175,10 @@ export class McpConnection {
     return tools;
   }
 
-  callTool(
-    name: string,
-    args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
-  ): Promise<McpCallAnswer> {
-    return this.client.callTool({ name, arguments: args }, undefined, {
+  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallAnswer> {
+    // The call's span travels in `_meta` (MCP's place for trace context), so the server's spans join the run's trace.
+    const meta = options.traceparent !== undefined ? { _meta: { traceparent: options.traceparent } } : {};
+    return this.client.callTool({ name, arguments: args, ...meta }, undefined, {
       timeout: options.timeoutMs,
       maxTotalTimeout: options.timeoutMs,
       signal: options.signal,

@@ -19,7 +19,7 @@ import { canonicalJson } from "../../canonical-json";
 import { outboundUrlProblem, type UrlPolicy, urlPolicyOf } from "../../security/url-policy";
 import { fillHeaders } from "../gateway/fill-headers";
 import { AccountNeededError } from "./account-needed";
-import type { McpCallAnswer, McpConnection, McpToolDefinition, OpenOptions } from "./mcp-connection";
+import type { McpCallAnswer, McpCallOptions, McpConnection, McpToolDefinition, OpenOptions } from "./mcp-connection";
 import { defaultConnectTimeoutMs, defaultToolListTtlMs, type McpServerConfig } from "../config/mcp-server-config";
 
 /** mcp-connection.ts and the SDK behind it, once a connection has been opened. */
@@ -172,12 +172,7 @@ export class McpPool {
    * 404 means the server forgot the session, so the call never ran: a new
    * session is opened and the call is made once more.
    */
-  async callTool(
-    key: string,
-    name: string,
-    args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void },
-  ): Promise<McpCallAnswer> {
+  async callTool(key: string, name: string, args: Record<string, unknown>, options: McpCallOptions): Promise<McpCallAnswer> {
     const entry = this.#entries.get(key);
     if (!entry) throw new Error("The MCP server's connection is gone; its tools come back next cycle");
     entry.lastUsedAt = Date.now();

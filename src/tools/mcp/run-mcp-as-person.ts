@@ -14,6 +14,7 @@ import type { PendingCallContext } from "../engine/run-pending-call";
 import type { SettingsAccess } from "../engine/tool-context";
 import { providerToolName } from "../engine/tool-naming";
 import { failed, type ToolOutcome } from "../engine/tool-outcome";
+import { accountOwnerOf, agentNotConnected } from "../gateway/send-as-person";
 import type { McpServerConfig } from "../config/mcp-server-config";
 import { AccountNeededError } from "./account-needed";
 import { actsAsPersonMcp, mcpAccount, mcpAuthority, type PersonMcpServer, personTokenSource, withPersonToken } from "./mcp-as-person";
@@ -66,7 +67,7 @@ async function callAsPerson(
 }
 
 export async function runMcpAsPerson(context: PendingCallContext & SettingsAccess, server: PersonMcpServer, tool: string, call: InlineCall): Promise<ToolOutcome> {
-  const entityId = context.initiatorEntityId;
+  const entityId = accountOwnerOf(server.auth, context);
   if (entityId === undefined) {
     return failed(
       `"${call.toolName}" acts as the person who asked for it, and no person's message started this run (it came from an event from outside): there is no one whose account it could use`,
@@ -86,6 +87,8 @@ export async function runMcpAsPerson(context: PendingCallContext & SettingsAcces
     media: context.mediaToolResults,
   });
   if (done.kind === "done") return done.outcome;
+  // The agent's own account: nobody to ask now; an operator connects it.
+  if (server.auth.owner === "agent") return failed(agentNotConnected(account.serviceName, done.reason, server.auth, context.agent.agentId, { server: server.name }), "permission");
   return askToConnect(context, call, {
     account,
     reason: done.reason,

@@ -17,7 +17,7 @@ import type { PendingCallContext } from "../engine/run-pending-call";
 import type { SettingsAccess } from "../engine/tool-context";
 import { failed, type ToolOutcome } from "../engine/tool-outcome";
 import type { SendOptions } from "../gateway/execute-gateway-tool";
-import { type GatewayAccount, gatewayAuthority, sendRequestAsPerson } from "../gateway/send-as-person";
+import { accountOwnerOf, agentNotConnected, clientCredentialsGrant, type GatewayAccount, gatewayAuthority, sendRequestAsPerson } from "../gateway/send-as-person";
 import { loadOpenApiDocument } from "./openapi-document";
 import { baseUrlOf, type OpenApiOperation, operationsOf } from "./openapi-operations";
 import { buildOperationRequest } from "./run-openapi-operation";
@@ -36,13 +36,14 @@ function openApiAccount(provider: PersonOpenApi, baseUrl: string, entityId: stri
 
 type Target = { provider: PersonOpenApi; baseUrl: string; operation: OpenApiOperation };
 
-function send(target: Target, args: unknown, account: GatewayAccount, options: SendOptions & { env: AppEnv; gatewayOrigin?: string }) {
+function send(target: Target, args: unknown, account: GatewayAccount, options: Parameters<typeof sendRequestAsPerson>[3]) {
   const { provider, baseUrl, operation } = target;
   return sendRequestAsPerson(provider.auth, () => buildOperationRequest(operation, baseUrl, args, provider.headers, options.env), account, options);
 }
 
 export async function runOpenApiAsPerson(context: PendingCallContext & SettingsAccess, target: Target, call: InlineCall, options: SendOptions): Promise<ToolOutcome> {
-  const entityId = context.initiatorEntityId;
+  const { auth } = target.provider;
+  const entityId = accountOwnerOf(auth, context);
   if (entityId === undefined) {
     return failed(
       `"${call.toolName}" acts as the person who asked for it, and no person's message started this run (it came from an event from outside): there is no one whose account it could use`,
@@ -54,9 +55,12 @@ export async function runOpenApiAsPerson(context: PendingCallContext & SettingsA
   const waiting = await resumeAccountWait(context, call, account);
   if (waiting !== undefined) return waiting;
 
-  const sent = await send(target, call.args, account, { ...options, env: context.env, gatewayOrigin: gatewayOriginOf(context) });
+  const grant = clientCredentialsGrant(auth, () => gatewayAuthority(auth, context.env), context.env);
+  const sent = await send(target, call.args, account, { ...options, env: context.env, gatewayOrigin: gatewayOriginOf(context), grant });
   if (sent.kind === "sent") return sent.result.ok ? { type: "ok", value: sent.result.value ?? null } : failed(sent.result.error, sent.result.kind);
   if (sent.kind === "failed") return failed(sent.error, sent.failureKind);
+  // The agent's own account: nobody to ask now; an operator connects it.
+  if (auth.owner === "agent") return failed(agentNotConnected(account.serviceName, sent.reason, auth, context.agent.agentId, { provider: target.provider.name }), "permission");
   return askToConnect(context, call, {
     account,
     reason: sent.reason,

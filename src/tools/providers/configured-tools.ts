@@ -9,7 +9,7 @@ import { runGatewayTool } from "../gateway/execute-gateway-tool";
 import { actsAsPerson, runGatewayAsPerson } from "../gateway/run-gateway-as-person";
 import { prebuiltTools } from "../prebuilt/prebuilt-registry";
 import { runSubagentCall } from "../subagents/run-subagent-call";
-import type { KnowledgeAccess, PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
+import type { PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
 import { defaultVisible, type ToolConfig } from "../config/tool-config";
 import { defaultModeOf } from "../engine/decide-display";
 import { hopHeader } from "../../protocol/hop";
@@ -17,6 +17,7 @@ import { generateImageFile, imagePartFor } from "../images/generate-image-file";
 import type { InlineCall, ResolvedTool } from "../engine/resolved-tool";
 import { type PendingCallContext, runPendingCall } from "../engine/run-pending-call";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
+import { traceHeader } from "../../telemetry/tracer";
 
 /** The provider name configured tools report (they keep their own names, unprefixed). */
 export const configuredProviderName = "tools";
@@ -58,7 +59,7 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
     case "internal":
       return { ...base, run: async (_context, call) => succeeded({ success: true, args: call.args }) };
     case "prebuilt":
-      return { ...base, run: (context: KnowledgeAccess, call) => prebuiltTools[config.execution.action].execute(context, call.args) };
+      return { ...base, run: (context, call) => prebuiltTools[config.execution.action].execute(context, call) };
     case "gateway":
       return {
         ...base,
@@ -68,7 +69,7 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
             maxResponseBytes: config.execution.maxResponseBytes ?? context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
             signal: call.abortSignal,
             // Upstreams may de-duplicate a call done again after a restart; the hop stops loops through the gateway.
-            extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1) },
+            extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1), ...traceHeader(call.span) },
           };
           // Acting as a person: their token, or a wait for them to connect the account.
           if (actsAsPerson(config)) return runGatewayAsPerson(context, config, call, send);

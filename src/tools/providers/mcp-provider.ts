@@ -20,6 +20,7 @@ import { isMcpRequestTimeout } from "../mcp/mcp-pool";
 import { actsAsPersonMcp, type PersonMcpServer } from "../mcp/mcp-as-person";
 import { mcpPerson, runMcpAsPerson } from "../mcp/run-mcp-as-person";
 import { gatewayOriginOf } from "../engine/ask-to-connect";
+import { accountOwnerOf } from "../gateway/send-as-person";
 import type { PendingCallContext } from "../engine/run-pending-call";
 import { mcpToolAllowed, type McpServerConfig } from "../config/mcp-server-config";
 import { mcpToolOutcome } from "../mcp/mcp-tool-result";
@@ -57,14 +58,15 @@ export function mcpProvider(server: McpServerConfig): ToolProvider {
 }
 
 /**
- * The tools of a server that acts as a person, listed over the connection of
- * the person who started the run. Before they have connected (or when no
- * person started it), the server's last listing, else the tools its `auth`
- * declares, are offered: a call then asks them to connect.
+ * The tools of a server whose tools act as someone, listed over the
+ * connection of the account's owner: the person who started the run, or
+ * (owner `agent`) the agent itself. Before they have connected (or when no
+ * person started the run), the server's last listing, else the tools its
+ * `auth` declares, are offered: a call then asks them to connect.
  */
 async function loadAsPerson(server: PersonMcpServer, context: PlatformAccess & StreamAccess & RuntimeAccess & RunIdentity) {
   const pool = context.toolRuntime.kept.mcp;
-  const entityId = context.initiatorEntityId;
+  const entityId = accountOwnerOf(server.auth, context);
   const listing = entityId === undefined ? undefined : await pool.listing(server, context.env, Date.now(), mcpPerson(context.env, server, entityId, gatewayOriginOf(context)));
   if (listing !== undefined && !listing.ok && listing.accountNeeded === undefined) {
     const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
@@ -130,10 +132,11 @@ function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToo
   return {
     name,
     provider: server.name,
-    description: definition.description ?? `${definition.name} (MCP server ${server.name})`,
+    // The server's name first, so the model can tell where a tool comes from (the catalogue's `[server] description`).
+    description: `[${server.name}] ${definition.description ?? definition.name}`,
     inputSchema: definition.inputSchema,
-    // A server whose tools act as a person shows its calls by default: their card is where the person connects.
-    display: { name, visible: server.visible, defaultVisible: server.auth !== undefined, display: server.display },
+    // A server whose tools act as the person who asks shows its calls by default: their card is where the person connects.
+    display: { name, visible: server.visible, defaultVisible: server.auth?.owner === "person", display: server.display },
     policy: { queue: server.queue, cache: cacheable(server, definition) ? server.cache : undefined },
     async run(context: PendingCallContext & SettingsAccess, call) {
       // Acting as a person: over their own connection with their token, or a wait for them to connect.
@@ -144,6 +147,7 @@ function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToo
           timeoutMs,
           signal: call.abortSignal,
           onProgress: (progress) => call.progress(progress),
+          ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
         });
         return mcpToolOutcome(answer, { media: context.mediaToolResults });
       } catch (error) {

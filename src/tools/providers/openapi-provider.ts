@@ -19,6 +19,7 @@ import { runOpenApiOperation } from "../openapi/run-openapi-operation";
 import type { PlatformAccess, SettingsAccess, StreamAccess } from "../engine/tool-context";
 import type { PendingCallContext } from "../engine/run-pending-call";
 import { actsAsPersonOpenApi, runOpenApiAsPerson } from "../openapi/run-openapi-as-person";
+import { traceHeader } from "../../telemetry/tracer";
 
 export function openApiProvider(provider: OpenApiProviderConfig): ToolProvider {
   return {
@@ -54,15 +55,15 @@ function resolveOperation(provider: OpenApiProviderConfig, baseUrl: string, oper
     provider: provider.name,
     description: operation.description,
     inputSchema: operation.inputSchema,
-    // A provider whose operations act as a person shows its calls by default: their card is where the person connects.
-    display: { name: operation.name, visible: provider.visible, defaultVisible: provider.auth !== undefined, display: provider.display },
+    // A provider whose operations act as the person who asks shows its calls by default: their card is where the person connects.
+    display: { name: operation.name, visible: provider.visible, defaultVisible: provider.auth?.owner === "person", display: provider.display },
     policy: { queue: provider.queue, cache },
     async run(context: PendingCallContext & SettingsAccess, call) {
       const send = {
         timeoutMs: provider.timeout ?? context.config.limits.toolTimeout,
         maxResponseBytes: provider.maxResponseBytes ?? context.config.limits.toolOutputMaxBytes ?? context.config.limits.toolResponseMaxBytes,
         signal: call.abortSignal,
-        extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1) },
+        extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1), ...traceHeader(call.span) },
       };
       // Acting as a person: their token, or a wait for them to connect the account.
       if (actsAsPersonOpenApi(provider)) return runOpenApiAsPerson(context, { provider, baseUrl, operation }, call, send);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseCsv, toCsv } from "../../../src/tools/builtins/csv";
 import { createDataTools } from "../../../src/tools/builtins/data-tools";
 import { maxProducedCharacters, runJsonQuery } from "../../../src/tools/builtins/json-query";
-import { callTool, errorOf, okValue, toolContext } from "../../support/catalogue";
+import { callTool, defaultLimits, errorOf, okValue, toolContext } from "../../support/catalogue";
 
 const data = createDataTools(toolContext());
 
@@ -43,9 +43,20 @@ describe("data tools", () => {
   it("base64 both ways, UTF-8 and base64url, and refuses what is not base64 or not text", async () => {
     expect(okValue(await callTool(data, "base64_encode", { text: "héllo ✓" }))).toEqual({ encoded: "aMOpbGxvIOKckw==" });
     expect(okValue(await callTool(data, "base64_encode", { text: "héllo ✓", urlSafe: true }))).toEqual({ encoded: "aMOpbGxvIOKckw" });
-    expect(okValue(await callTool(data, "base64_decode", { encoded: "aMOpbGxvIOKckw" }))).toEqual({ text: "héllo ✓", bytes: 10 });
+    expect(okValue(await callTool(data, "base64_decode", { encoded: "aMOpbGxvIOKckw" }))).toEqual({ text: "héllo ✓", decoded: "héllo ✓", bytes: 10 });
     expect(errorOf(await callTool(data, "base64_decode", { encoded: "not base64!" }))).toBe("Not valid base64");
     expect(errorOf(await callTool(data, "base64_decode", { encoded: "//79" }))).toContain("not UTF-8 text (hex: fffefd)");
+  });
+
+  it("json_parse and json_stringify: the catalogue's {text} → {data} and {data, pretty} → {text}, by the gateway's safe JSON rules", async () => {
+    expect(okValue(await callTool(data, "json_parse", { text: '{"a": [1, "two", null]}' }))).toEqual({ data: { a: [1, "two", null] } });
+    expect(errorOf(await callTool(data, "json_parse", { text: "{nope" }))).toContain("not valid JSON");
+    expect(errorOf(await callTool(data, "json_parse", { text: '{"__proto__": {"x": 1}}' }))).toContain("__proto__");
+    expect(errorOf(await callTool(data, "json_parse", { text: `${"[".repeat(200)}${"]".repeat(200)}` }))).toMatch(/deep/i);
+    expect(okValue(await callTool(data, "json_stringify", { data: { a: [1, 2] } }))).toEqual({ text: '{"a":[1,2]}' });
+    expect(okValue(await callTool(data, "json_stringify", { data: { a: 1 }, pretty: true }))).toEqual({ text: '{\n  "a": 1\n}' });
+    const small = createDataTools(toolContext({ config: { limits: { ...defaultLimits, toolResponseMaxBytes: 100 } } }));
+    expect(errorOf(await callTool(small, "json_stringify", { data: { text: "x".repeat(200) } }))).toContain("larger than 100 bytes");
   });
 
   it("hash: SHA-256 by default, other algorithms, base64, and HMAC", async () => {

@@ -24,6 +24,7 @@ describe("files: R2 under the folders the config allows", () => {
       path: `${reports}/q3.md`,
       size: 27,
       created: true,
+      bytesWritten: 27,
     });
     okValue(await callTool(files, "write_file", { path: `${reports}/2026/jan.csv`, content: "a,b\n1,2\n", contentType: "text/csv" }));
 
@@ -33,7 +34,8 @@ describe("files: R2 under the folders the config allows", () => {
       fromLine: 2,
       toLine: 3,
     });
-    expect(okValue(await callTool(files, "get_file_info", { path: `${reports}/2026/jan.csv` }))).toMatchObject({ exists: true, size: 8, contentType: "text/csv" });
+    const info = okValue<{ updated: string; modified: string }>(await callTool(files, "get_file_info", { path: `${reports}/2026/jan.csv` }));
+    expect(info).toMatchObject({ exists: true, size: 8, contentType: "text/csv", modified: info.updated });
     expect(okValue(await callTool(files, "get_file_info", { path: `${reports}/none.md` }))).toEqual({ path: `${reports}/none.md`, exists: false });
 
     const flat = okValue<{ files: { path: string }[]; folders: string[] }>(await callTool(files, "list_files", { path: reports }));
@@ -42,6 +44,21 @@ describe("files: R2 under the folders the config allows", () => {
     const deep = okValue<{ files: { path: string }[] }>(await callTool(files, "list_files", { path: reports, recursive: true }));
     expect(deep.files.map((file) => file.path).sort()).toEqual([`${reports}/2026/jan.csv`, `${reports}/q3.md`]);
     expect(okValue(await callTool(files, "list_files", {}))).toEqual({ path: "", folders: [`${reports}/`], files: [] });
+    // The catalogue's pattern: a glob on the linear engine; without a "/" it matches names, with one paths below the folder.
+    okValue(await callTool(files, "write_file", { path: `${reports}/2026/feb.md`, content: "x" }));
+    const names = async (input: Record<string, unknown>) =>
+      okValue<{ files: { path: string; modified: string }[] }>(await callTool(files, "list_files", { path: reports, ...input }))
+        .files.map((file) => file.path)
+        .sort();
+    expect(await names({ recursive: true, pattern: "*.md" })).toEqual([`${reports}/2026/feb.md`, `${reports}/q3.md`]);
+    expect(await names({ recursive: true, pattern: "2026/*.cs?" })).toEqual([`${reports}/2026/jan.csv`]);
+    expect(await names({ recursive: true, pattern: "**/f*" })).toEqual([`${reports}/2026/feb.md`]);
+    expect(await names({ recursive: true, pattern: "q3.md(" })).toEqual([]);
+    expect(await names({ pattern: "*.csv" })).toEqual([]);
+    expect(okValue<{ files: { modified: string; updated: string }[] }>(await callTool(files, "list_files", { path: reports })).files[0]).toMatchObject({
+      modified: expect.stringMatching(/^\d{4}-/),
+    });
+    okValue(await callTool(files, "delete_file", { path: `${reports}/2026/feb.md` }));
 
     expect(okValue(await callTool(files, "move_file", { from: `${reports}/q3.md`, to: `${reports}/archive/q3.md` }))).toEqual({
       from: `${reports}/q3.md`,
@@ -79,7 +96,7 @@ describe("files: R2 under the folders the config allows", () => {
       ),
     ).toContain("Edit 2 of 2: oldText occurs 2 times");
     expect(okValue<{ content: string }>(await callTool(files, "read_file", { path: `${docs}/a.md` })).content).toBe("one two three two");
-    okValue(
+    const edited = okValue(
       await callTool(files, "edit_file", {
         path: `${docs}/a.md`,
         edits: [
@@ -89,6 +106,7 @@ describe("files: R2 under the folders the config allows", () => {
         ],
       }),
     );
+    expect(edited).toMatchObject({ applied: 3 });
     expect(okValue<{ content: string }>(await callTool(files, "read_file", { path: `${docs}/a.md` })).content).toBe("1 2 3 II");
     expect(errorOf(await callTool(files, "edit_file", { path: `${docs}/none.md`, edits: [{ oldText: "a", newText: "b" }] }))).toContain("No file");
   });

@@ -53,6 +53,23 @@ describe("http_request", () => {
     expect(errorOf(await callTool(http, "http_request", { url: "file:///etc/passwd" }))).toContain("http(s)");
   });
 
+  it("http_get and http_post are http_request with the method set, answering the catalogue's body beside json and text", async () => {
+    const got = okValue<{ status: number; body: { method: string; headers: Record<string, string> }; json: unknown }>(
+      await callTool(http, "http_get", { url: "http://api.test/echo/items", headers: { "X-Custom": "get" } }),
+    );
+    expect(got).toMatchObject({ status: 200, body: { method: "GET", headers: { "x-custom": "get" } } });
+    expect(got.body).toEqual(got.json);
+    const posted = okValue<{ body: { method: string; body: string; headers: Record<string, string> } }>(
+      await callTool(http, "http_post", { url: "http://api.test/echo/items", body: { a: 1 } }, "model-call-8"),
+    );
+    expect(posted.body).toMatchObject({ method: "POST", headers: { "content-type": "application/json", "idempotency-key": expect.stringMatching(/^call_/) } });
+    expect(JSON.parse(posted.body.body)).toEqual({ a: 1 });
+    expect(okValue(await callTool(http, "http_get", { url: "http://pages.test/plain" }))).toMatchObject({ body: "just text\nline two", text: "just text\nline two" });
+    // The same outbound rules: URL policy, reserved headers.
+    expect(errorOf(await callTool(http, "http_get", { url: "file:///etc/passwd" }))).toContain("http(s)");
+    expect(errorOf(await callTool(http, "http_post", { url: "http://api.test/echo/x", headers: { host: "elsewhere" } }))).toContain("cannot be set");
+  });
+
   it("is bounded: a hang times out, a 10 MB answer is cut at the limit, reserved headers are refused", async () => {
     expect(errorOf(await callTool(http, "http_request", { url: "http://api.test/hang", timeoutMs: 200 }))).toBe("The request timed out after 200ms");
     const small = createHttpTools(toolContext({ config: { limits: { ...defaultLimits, toolResponseMaxBytes: 4_000 } } }));

@@ -57,6 +57,11 @@ describe("notes: an agent's markdown documents in R2", () => {
     expect(okValue<{ content: string }>(await callTool(notes, "notes_read", { path: "todo.md" })).content).toBe("- [ ] ship\n- [ ] test\n- [ ] ship docs\n");
     okValue(await callTool(notes, "notes_patch", { path: "todo.md", oldText: "- [ ] ship\n", newText: "- [x] ship\n" }));
     expect(okValue<{ content: string }>(await callTool(notes, "notes_read", { path: "todo.md" })).content).toBe("- [x] ship\n- [ ] test\n- [ ] ship docs\n");
+    // The catalogue's memory_patch names: old_str and new_str; not mixed with oldText and newText.
+    okValue(await callTool(notes, "notes_patch", { path: "todo.md", old_str: "- [ ] test", new_str: "- [x] test" }));
+    expect(errorOf(await callTool(notes, "notes_patch", { path: "todo.md", oldText: "a", old_str: "a", newText: "b" }))).toContain("not both");
+    expect(errorOf(await callTool(notes, "notes_patch", { path: "todo.md", old_str: "a" }))).toContain("old_str and new_str");
+    expect(okValue<{ content: string }>(await callTool(notes, "notes_read", { path: "todo.md" })).content).toBe("- [x] ship\n- [x] test\n- [ ] ship docs\n");
   });
 
   it("a call done again after a restart (same call id) appends or patches once", async () => {

@@ -17,6 +17,8 @@ describe("time tools", () => {
     expect(now.offset).toBe("+05:30");
     expect(now.local.endsWith("+05:30")).toBe(true);
     expect(okValue(await callTool(time, "current_time", {}))).toMatchObject({ timeZone: "UTC", offset: "+00:00" });
+    // The catalogue's field names, beside today's.
+    expect(okValue(await callTool(time, "current_time", { timezone: "Europe/Berlin" }))).toMatchObject({ timezone: "Europe/Berlin", timestamp: expect.any(Number) });
     expect(errorOf(await callTool(time, "current_time", { timezone: "Mars/Olympus" }))).toContain('Unknown time zone "Mars/Olympus"');
   });
 
@@ -59,7 +61,7 @@ describe("time tools", () => {
 describe("sleep", () => {
   it("ends the cycle at once, and the alarm wakes the agent with a tool_result for the sleep call after the delay", async () => {
     const world = await catalogueAgent({ builtins: ["spaces", "time"] }, () => [
-      { toolCalls: [{ name: "sleep", args: { seconds: 1, reason: "wait for the build" } }] },
+      { toolCalls: [{ name: "sleep", args: { duration: 1, reason: "wait for the build" } }] },
       { text: "never reached in the first cycle" },
       { toolCalls: [{ name: "skip", args: {} }] },
     ]);
@@ -86,15 +88,18 @@ describe("sleep", () => {
         toolCalls: [
           { name: "sleep", args: { seconds: 86_401 } },
           { name: "sleep", args: { seconds: 0 } },
+          { name: "sleep", args: {} },
+          { name: "sleep", args: { seconds: 5, duration: 6 } },
+          { name: "sleep", args: { duration: 86_401 } },
         ],
       },
       { toolCalls: [{ name: "skip", args: {} }] },
     ]);
     await world.wake();
     const [run] = await waitForRuns(world.agent.id, 1);
-    expect(run.toolCalls.filter((call) => call.toolName === "sleep").map((call) => call.status)).toEqual(["failed", "failed"]);
+    expect(run.toolCalls.filter((call) => call.toolName === "sleep").map((call) => call.status)).toEqual(["failed", "failed", "failed", "failed", "failed"]);
     // A failed sleep does not end the cycle: the model went on to skip.
-    expect(run.toolCalls.map((call) => call.toolName)).toEqual(["sleep", "sleep", "skip"]);
+    expect(run.toolCalls.map((call) => call.toolName)).toEqual(["sleep", "sleep", "sleep", "sleep", "sleep", "skip"]);
     expect((await agentState(world.agent.id)).deadlines.filter((deadline) => deadline.kind === "sleep")).toEqual([]);
   });
 });

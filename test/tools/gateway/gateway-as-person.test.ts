@@ -66,13 +66,14 @@ describe("the auth config of a gateway tool", () => {
     return parsed.success ? [] : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
   };
 
-  it("takes a person's OAuth by issuer or by endpoints", () => {
+  it("takes a person's or the agent's OAuth, by issuer or by endpoints", () => {
     expect(problemOf({ auth })).toEqual([]);
+    expect(problemOf({ auth: { ...auth, owner: "agent" } })).toEqual([]);
     expect(problemOf({ auth: { type: "oauth", owner: "person", issuer } })).toEqual([]);
   });
 
-  it("refuses, naming the path: owner agent, no issuer nor endpoints, half the endpoints, a written secret, an Authorization header beside it, unknown fields", () => {
-    expect(problemOf({ auth: { ...auth, owner: "agent" } })).toEqual([expect.stringMatching(/^execution\.auth\.owner: .*not yet supported/)]);
+  it("refuses, naming the path: an unknown owner, no issuer nor endpoints, half the endpoints, a written secret, an Authorization header beside it, unknown fields", () => {
+    expect(problemOf({ auth: { ...auth, owner: "robot" } })).toEqual([expect.stringMatching(/^execution\.auth\.owner: /)]);
     expect(problemOf({ auth: { type: "oauth", owner: "person" } })).toEqual([expect.stringMatching(/^execution\.auth\.issuer: Required/)]);
     expect(problemOf({ auth: { type: "oauth", owner: "person", tokenUrl: `${issuer}/token` } })).toEqual([expect.stringMatching(/^execution\.auth\.authorizationUrl: /)]);
     expect(problemOf({ auth: { ...auth, client: { clientId: "x", clientSecret: "s3cret" } } })).toEqual([expect.stringMatching(/^execution\.auth\.client\.clientSecret: /)]);
@@ -81,12 +82,12 @@ describe("the auth config of a gateway tool", () => {
     expect(problemOf({ auth: { ...auth, clientId: "x" } })).toEqual([expect.stringMatching(/^execution\.auth: .*clientId/)]);
   });
 
-  it("an agent saved with owner agent is a 400 that names the path", async () => {
+  it("an agent saved with an unknown owner is a 400 that names the path", async () => {
     const { status, body } = await secret<{ error: { code: string; message: string } }>("/api/agents", {
-      body: { config: scriptedConfig([], { tools: [personTool("config", { execution: { url: `${origin}/as-person/config`, auth: { ...auth, owner: "agent" } } })] }) },
+      body: { config: scriptedConfig([], { tools: [personTool("config", { execution: { url: `${origin}/as-person/config`, auth: { ...auth, owner: "everyone" } } })] }) },
     });
     expect(status).toBe(400);
-    expect(body.error.message).toMatch(/tools\.0\.execution\.auth\.owner.*not yet supported/);
+    expect(body.error.message).toMatch(/tools\.0\.execution\.auth\.owner/);
   });
 });
 

@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { ConnectionStore } from "../../../src/accounts/connection-store";
 import { tokenCipherFor } from "../../../src/accounts/token-cipher";
 import { getDatabase } from "../../../src/db/client";
+import { AgentEvent } from "../../../src/api/event-schemas";
 import { McpServerConfig } from "../../../src/tools/config/mcp-server-config";
 import { type AccountCard, everythingStored, pendingStatus, personConnects } from "../../support/accounts";
 import { createHuman, postMessage, secret } from "../../support/api";
@@ -67,9 +68,10 @@ describe("the auth config of an MCP server", () => {
     expect(problemsOf({ auth: { type: "oauth", owner: "person", issuer } })).toEqual([]);
   });
 
-  it("refuses, naming the path: an Authorization header beside it, owner agent, half the endpoints, a bad declared tool", () => {
+  it("refuses, naming the path: an Authorization header beside it, an unknown owner, half the endpoints, a bad declared tool", () => {
     expect(problemsOf({ headers: { Authorization: "Bearer ${env.API_KEY}" } })).toEqual([expect.stringMatching(/^headers\.Authorization: .*person's token/)]);
-    expect(problemsOf({ auth: { ...auth, owner: "agent" } })).toEqual([expect.stringMatching(/^auth\.owner: .*not yet supported/)]);
+    expect(problemsOf({ auth: { ...auth, owner: "agent" } })).toEqual([]);
+    expect(problemsOf({ auth: { ...auth, owner: "robot" } })).toEqual([expect.stringMatching(/^auth\.owner: /)]);
     expect(problemsOf({ auth: { type: "oauth", owner: "person", tokenUrl: `${issuer}/token` } })).toEqual([expect.stringMatching(/^auth\.authorizationUrl: /)]);
     expect(problemsOf({ auth: { ...auth, tools: [{ name: "" }] } })).toEqual([expect.stringMatching(/^auth\.tools\.0\.name: /)]);
   });
@@ -140,6 +142,12 @@ describe("a person who has not connected", () => {
     const { world, toolCallId, account, executionType } = await waitingCall(id);
     expect(world.agentStream.ofType("mcp.server.account_needed")[0]?.data).toMatchObject({ server: "notes", tools: ["notes__whoami"] });
     expect(executionType).toBe("mcp");
+    // Both events are as the documented schemas say (SDKs are typed from them).
+    for (const type of ["tool.pending", "mcp.server.account_needed"]) {
+      const event = world.agentStream.ofType(type)[0];
+      const parsed = AgentEvent.safeParse(event);
+      expect(parsed.success ? [] : parsed.error.issues.slice(0, 3), type).toEqual([]);
+    }
     expect(account).toMatchObject({ entityId: world.person, service: "Notes", scopes: ["notes:read"], flowId: expect.stringMatching(/^flw_/) });
     expect(await pendingStatus(world.agent.id, toolCallId)).toBe("waiting");
     // Asked without a token, the server was never sent one.

@@ -1,0 +1,1 @@
+ALTER TABLE `spaces` ADD `metadata` text DEFAULT '{}' NOT NULL;

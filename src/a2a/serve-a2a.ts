@@ -1,0 +1,389 @@
+/**
+ * One JSON-RPC request to an agent's A2A endpoint (A2A 1.0 method names):
+ * `SendMessage`, `SendStreamingMessage` (SSE), `GetTask`, `CancelTask`,
+ * `SubscribeToTask` (SSE), and the push notification configs
+ * (`push-config-methods.ts`). `ListTasks` and the extended card answer the
+ * protocol's "not supported" errors. Loaded lazily
+ * by `a2a-routes.ts`, after the caller and the agent were checked there.
+ *
+ * A message without `taskId` is posted into its conversation (a space,
+ * `conversation.ts`) as the caller's, mentioning the agent, which wakes it;
+ * the run that takes it is the task. A message with the `taskId` of a task
+ * that is `input-required` answers the call it waits on, through the result
+ * route's own path (`mayAnswer`, then `answerPendingCall`: the agent's
+ * object checks it against the tool's result schema).
+ */
+import type { AgentRecord } from "../agents/agent-record";
+import { agentStub } from "../agents/agent-stub";
+import type { ApiContext } from "../api/context";
+import { postAsCaller } from "../api/messages";
+import { maxBodyBytes } from "../api/request-body";
+import { mayAnswer } from "../api/who-may-answer";
+import { ApiError } from "../errors";
+import { parseJsonSafely } from "../json";
+import { AgentEvents } from "../mcp-face/agent-events";
+import { answerPendingCall } from "../api/answer-pending-call";
+import { readLimitedBody } from "../security/read-limited-body";
+import type { z } from "zod";
+import {
+  GetTaskParams,
+  interruptedStates,
+  type Message,
+  type OutPart,
+  protocolVersion,
+  SendMessageParams,
+  type StreamResponse,
+  type Task,
+  TaskIdParams,
+  terminalStates,
+} from "./a2a-types";
+import { type A2aCaller, conversationFor, speakerOf } from "./conversation";
+import { createPushConfig, deletePushConfigOf, getPushConfigOf, listPushConfigsOf, pushConfigOf, storePushConfig } from "./push-config-methods";
+import { nextChange, waitForRun } from "./follow-task";
+import { invalidParams, RpcError, type RpcId, RpcRequest, rpcError, rpcErrorCodes, rpcResult, taskNotFound } from "./json-rpc";
+import { cancelReason, loadTask, openCalls, taskOf, taskState } from "./task-view";
+
+export type A2aRequest = { c: ApiContext; caller: A2aCaller; agent: AgentRecord };
+
+/** How long a run may take to start on a message before the answer says it waits in the inbox. */
+const startWaitMs = 30_000;
+/** How long a blocking send waits for the task to finish or to need its caller. */
+const blockingWaitMs = 10 * 60_000;
+/** How long a cancellation waits for the run to stop. */
+const cancelWaitMs = 15_000;
+
+const versionHeader = "a2a-version";
+
+function json(body: unknown): Response {
+  return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success) throw invalidParams(parsed.error.issues);
+  return parsed.data;
+}
+
+/** The protocol version asked for: the header or the query parameter; an empty one means 0.3, which this face does not speak. */
+function checkVersion(request: Request): void {
+  const asked = (request.headers.get(versionHeader) ?? new URL(request.url).searchParams.get("A2A-Version") ?? "").trim();
+  const [major, minor] = asked.split(".");
+  if (major === "1" && (minor === undefined || minor === "0")) return;
+  throw new RpcError(
+    rpcErrorCodes.versionNotSupported,
+    `A2A version "${asked || "0.3 (no A2A-Version header)"}" is not supported: this endpoint speaks ${protocolVersion}; send A2A-Version: ${protocolVersion}`,
+  );
+}
+
+async function readRequest(request: Request): Promise<RpcRequest> {
+  const read = await readLimitedBody(request.body, { maxBytes: maxBodyBytes }).catch(() => undefined);
+  if (!read) throw new RpcError(rpcErrorCodes.parseError, "The body could not be read to the end");
+  if (!read.ok) throw new RpcError(rpcErrorCodes.invalidRequest, `Requests are limited to ${maxBodyBytes} bytes`);
+  const parsed = parseJsonSafely(new TextDecoder().decode(read.bytes));
+  if (!parsed.ok) throw new RpcError(rpcErrorCodes.parseError, `Invalid JSON payload: ${parsed.message}`);
+  const rpc = RpcRequest.safeParse(parsed.value);
+  if (!rpc.success) throw new RpcError(rpcErrorCodes.invalidRequest, "Request payload validation error: send one JSON-RPC 2.0 request object {jsonrpc, id, method, params}");
+  return rpc.data;
+}
+
+/** A failure of the helpers the face shares with the REST routes, as a JSON-RPC error. */
+function fromApiError(error: ApiError): RpcError {
+  if (error.status >= 500) return new RpcError(rpcErrorCodes.internalError, error.message);
+  return new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: ${error.message}`, [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: error.code }]);
+}
+
+export async function serveA2a(request: A2aRequest): Promise<Response> {
+  let id: RpcId = null;
+  try {
+    const rpc = await readRequest(request.c.req.raw);
+    id = rpc.id ?? null;
+    checkVersion(request.c.req.raw);
+    switch (rpc.method) {
+      case "SendMessage":
+        return json(rpcResult(id, await sendMessage(request, parse(SendMessageParams, rpc.params))));
+      case "SendStreamingMessage": {
+        const params = parse(SendMessageParams, rpc.params);
+        return sse(id, (signal) => streamMessage(request, params, signal));
+      }
+      case "GetTask": {
+        const params = parse(GetTaskParams, rpc.params);
+        const record = await loadTask(request.c.env, request.agent, request.caller, params.id);
+        if (!record) throw taskNotFound(params.id);
+        return json(rpcResult(id, taskOf(record, params.historyLength)));
+      }
+      case "CancelTask":
+        return json(rpcResult(id, await cancelTask(request, parse(TaskIdParams, rpc.params).id)));
+      case "SubscribeToTask": {
+        const params = parse(TaskIdParams, rpc.params);
+        const record = await loadTask(request.c.env, request.agent, request.caller, params.id);
+        if (!record) throw taskNotFound(params.id);
+        if (terminalStates.has(taskState(record)))
+          throw new RpcError(rpcErrorCodes.unsupportedOperation, `Task "${params.id}" is finished (${taskState(record)}): read it with GetTask`);
+        return sse(id, (signal) => streamExisting(request, params.id, signal));
+      }
+      case "CreateTaskPushNotificationConfig":
+        return json(rpcResult(id, await createPushConfig(request, rpc.params)));
+      case "GetTaskPushNotificationConfig":
+        return json(rpcResult(id, await getPushConfigOf(request, rpc.params)));
+      // The singular is the name the SDKs' gRPC binding gives it.
+      case "ListTaskPushNotificationConfigs":
+      case "ListTaskPushNotificationConfig":
+        return json(rpcResult(id, await listPushConfigsOf(request, rpc.params)));
+      case "DeleteTaskPushNotificationConfig":
+        return json(rpcResult(id, await deletePushConfigOf(request, rpc.params)));
+      case "ListTasks":
+        throw new RpcError(rpcErrorCodes.unsupportedOperation, "ListTasks is not supported by this agent: keep the task ids SendMessage returns");
+      case "GetExtendedAgentCard":
+        throw new RpcError(rpcErrorCodes.extendedCardNotConfigured, "This agent has no extended Agent Card");
+      default:
+        throw new RpcError(rpcErrorCodes.methodNotFound, `Method not found: "${rpc.method}"`);
+    }
+  } catch (error) {
+    return json(rpcError(id, toRpcError(error)));
+  }
+}
+
+function toRpcError(error: unknown): RpcError {
+  if (error instanceof RpcError) return error;
+  if (error instanceof ApiError) return fromApiError(error);
+  console.error("an A2A request failed", error);
+  return new RpcError(rpcErrorCodes.internalError, "Internal error");
+}
+
+/** What a message says, as the text of the conversation's message. */
+function textOf(message: Message): string {
+  return message.parts
+    .map((part) => {
+      if (part.text !== undefined) return part.text;
+      if (part.data !== undefined) return `\`\`\`json\n${JSON.stringify(part.data, null, 2)}\n\`\`\``;
+      if (part.url !== undefined) return `${part.filename ?? "A file"}: ${part.url}`;
+      throw new RpcError(rpcErrorCodes.contentTypeNotSupported, "Inline file bytes (raw parts) are not supported: give the file as a url part");
+    })
+    .join("\n\n");
+}
+
+/** An answer to a waiting call: one data part is the result as it is; text parts are it as a string. */
+function answerOf(message: Message): unknown {
+  const [first, ...rest] = message.parts;
+  if (rest.length === 0 && first.data !== undefined) return first.data;
+  if (message.parts.every((part) => part.text !== undefined)) return message.parts.map((part) => part.text).join("\n\n");
+  throw new RpcError(rpcErrorCodes.invalidParams, "Invalid parameters: answer a waiting call with one data part (the result) or with text");
+}
+
+type Started = { events: AgentEvents; taskId: string; contextId: string; userMessage?: Message };
+
+/** Posts the message (or answers the call it waits on); the events are open from before that, so nothing is missed. */
+async function begin(request: A2aRequest, params: SendMessageParams, signal: AbortSignal): Promise<Started | { message: unknown }> {
+  const { message } = params;
+  if (message.role !== "ROLE_USER") throw new RpcError(rpcErrorCodes.invalidParams, "Invalid parameters: message.role: a caller's message is ROLE_USER");
+  const push = pushConfigOf(request, params.configuration?.taskPushNotificationConfig);
+  const started = message.taskId !== undefined ? await answerTask(request, message, message.taskId) : await startTask(request, message, signal);
+  // Stored once the task exists: what it did before is in this answer, what it does after is pushed.
+  if (push && "taskId" in started) {
+    try {
+      await storePushConfig(request, started, push);
+    } catch (error) {
+      started.events.close();
+      throw error;
+    }
+  }
+  return started;
+}
+
+async function startTask(request: A2aRequest, message: Message, signal: AbortSignal): Promise<Started | { message: unknown }> {
+  const { c, agent, caller } = request;
+  const text = textOf(message);
+  const speaker = await speakerOf(c, agent, caller);
+  const contextId = await conversationFor(c, agent, caller, speaker, message.contextId);
+  const events = await AgentEvents.open(c.env, agent.id);
+  try {
+    const posted = await postAsCaller(c, caller, contextId, { text, ...(caller.kind === "secret" && { entityId: speaker }), mentions: [agent.entityId] });
+    const start = await waitForRun(events, posted.id, Date.now() + startWaitMs, signal);
+    if (start.kind === "started") return { events, taskId: start.runId, contextId, userMessage: message };
+    events.close();
+    if (start.kind === "refused") throw new RpcError(rpcErrorCodes.internalError, `The agent was not woken: ${start.reason}`);
+    // No run took the message in time (the agent is busy): it waits in the inbox; the answer says so, as a message.
+    return {
+      message: {
+        messageId: `${posted.id}-queued`,
+        contextId,
+        role: "ROLE_AGENT",
+        parts: [{ text: "Your message waits in the agent's inbox: no run has started on it yet. Send again on this contextId later, or read the conversation." }],
+      },
+    };
+  } catch (error) {
+    events.close();
+    throw error;
+  }
+}
+
+/** The caller answers the call an `input-required` task waits on. */
+async function answerTask(request: A2aRequest, message: Message, taskId: string): Promise<Started> {
+  const { c, agent, caller } = request;
+  const record = await loadTask(c.env, agent, caller, taskId);
+  if (!record) throw taskNotFound(taskId);
+  if (message.contextId !== undefined && message.contextId !== record.contextId)
+    throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: task "${taskId}" is not in context "${message.contextId}"`);
+  const state = taskState(record);
+  if (state !== "TASK_STATE_INPUT_REQUIRED") {
+    throw new RpcError(
+      rpcErrorCodes.unsupportedOperation,
+      `Task "${taskId}" is ${state}, not waiting for input: start a new task with a message on its contextId (without taskId)`,
+    );
+  }
+  const wanted = typeof message.metadata?.toolCallId === "string" ? message.metadata.toolCallId : undefined;
+  const open = openCalls(record).filter((call) => call.accountKey === null);
+  const call = wanted === undefined ? open[0] : open.find((entry) => entry.toolCallId === wanted);
+  if (!call) throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: metadata.toolCallId "${wanted}" names no call this task waits on`);
+  const permission = await mayAnswer(c.env, caller, call, call.toolCallId);
+  if (!permission.ok) throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: ${permission.reason}`);
+  const value = answerOf(message);
+  const events = await AgentEvents.open(c.env, agent.id);
+  try {
+    await answerPendingCall(c, call, { type: "ok", value });
+  } catch (error) {
+    events.close();
+    throw error;
+  }
+  return { events, taskId, contextId: record.contextId };
+}
+
+/** A part the caller sent, as the task's history shows it. */
+function outPart(part: Message["parts"][number]): OutPart {
+  if (part.text !== undefined) return { text: part.text };
+  if (part.url !== undefined) return { url: part.url, ...(part.mediaType && { mediaType: part.mediaType }), ...(part.filename && { filename: part.filename }) };
+  return { data: part.data ?? null };
+}
+
+/** The task as durable state has it; just after its run started the record may not be written yet: then it is working. */
+async function readTask(request: A2aRequest, started: Pick<Started, "taskId" | "contextId" | "userMessage">): Promise<Task> {
+  const record = await loadTask(request.c.env, request.agent, request.caller, started.taskId);
+  if (record) return taskOf(record);
+  const { userMessage } = started;
+  return {
+    id: started.taskId,
+    contextId: started.contextId,
+    status: { state: "TASK_STATE_WORKING", timestamp: new Date().toISOString() },
+    ...(userMessage && {
+      history: [{ messageId: userMessage.messageId, contextId: started.contextId, taskId: started.taskId, role: "ROLE_USER", parts: userMessage.parts.map(outPart) }],
+    }),
+  };
+}
+
+const settled = (task: Task) => terminalStates.has(task.status.state) || interruptedStates.has(task.status.state);
+
+async function sendMessage(request: A2aRequest, params: SendMessageParams): Promise<{ task: Task } | { message: unknown }> {
+  const signal = request.c.req.raw.signal;
+  const started = await begin(request, params, signal);
+  if ("message" in started) return started;
+  try {
+    let task = await readTask(request, started);
+    if (params.configuration?.returnImmediately) return { task };
+    const deadline = Date.now() + blockingWaitMs;
+    while (!settled(task)) {
+      const change = await nextChange(started.events, started.taskId, deadline, signal);
+      task = await readTask(request, started);
+      if (change.kind !== "changed" && change.kind !== "finished") break;
+    }
+    return { task: withHistoryLength(task, params.configuration?.historyLength) };
+  } finally {
+    started.events.close();
+  }
+}
+
+function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined || !task.history) return task;
+  const { history, ...rest } = task;
+  return historyLength === 0 ? rest : { ...rest, history: history.slice(-historyLength) };
+}
+
+/** The task's first snapshot, then what changes: new artifacts, then the new status; ends when it finishes or waits on its caller. */
+async function* follow(request: A2aRequest, started: Pick<Started, "events" | "taskId" | "contextId" | "userMessage">, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+  let last = await readTask(request, started);
+  yield { task: last };
+  const deadline = Date.now() + blockingWaitMs;
+  while (!settled(last)) {
+    const change = await nextChange(started.events, started.taskId, deadline, signal);
+    if (change.kind !== "changed" && change.kind !== "finished") return;
+    const current = await readTask(request, started);
+    for (const artifact of current.artifacts ?? []) {
+      if (!last.artifacts?.some((known) => known.artifactId === artifact.artifactId))
+        yield { artifactUpdate: { taskId: current.id, contextId: current.contextId, artifact, lastChunk: true } };
+    }
+    if (current.status.state !== last.status.state || change.kind === "finished")
+      yield { statusUpdate: { taskId: current.id, contextId: current.contextId, status: current.status } };
+    last = current;
+    if (change.kind === "finished") return;
+  }
+}
+
+async function* streamMessage(request: A2aRequest, params: SendMessageParams, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+  const started = await begin(request, params, signal);
+  if ("message" in started) {
+    yield started as { message: never };
+    return;
+  }
+  try {
+    yield* follow(request, started, signal);
+  } finally {
+    started.events.close();
+  }
+}
+
+async function* streamExisting(request: A2aRequest, taskId: string, signal: AbortSignal): AsyncGenerator<StreamResponse> {
+  const events = await AgentEvents.open(request.c.env, request.agent.id);
+  try {
+    const record = await loadTask(request.c.env, request.agent, request.caller, taskId);
+    if (!record) throw taskNotFound(taskId);
+    yield* follow(request, { events, taskId, contextId: record.contextId }, signal);
+  } finally {
+    events.close();
+  }
+}
+
+async function cancelTask(request: A2aRequest, taskId: string): Promise<Task> {
+  const { c, agent, caller } = request;
+  const record = await loadTask(c.env, agent, caller, taskId);
+  if (!record) throw taskNotFound(taskId);
+  const state = taskState(record);
+  if (terminalStates.has(state)) throw new RpcError(rpcErrorCodes.taskNotCancelable, `Task "${taskId}" is already ${state}`);
+  const events = await AgentEvents.open(c.env, agent.id);
+  try {
+    const stopped = await agentStub(c.env, agent.id).abortRun(cancelReason);
+    if (!stopped.aborted || stopped.runId !== taskId) throw new RpcError(rpcErrorCodes.taskNotCancelable, `Task "${taskId}" is not the agent's active run`);
+    const deadline = Date.now() + cancelWaitMs;
+    let task = await readTask(request, { taskId, contextId: record.contextId });
+    while (!terminalStates.has(task.status.state)) {
+      const change = await nextChange(events, taskId, deadline, c.req.raw.signal);
+      task = await readTask(request, { taskId, contextId: record.contextId });
+      if (change.kind !== "changed" && change.kind !== "finished") break;
+    }
+    return task;
+  } finally {
+    events.close();
+  }
+}
+
+/** A JSON-RPC stream: each item a result with the request's id, as SSE `data:` lines; an error ends it as an error. */
+function sse(id: RpcId, produce: (signal: AbortSignal) => AsyncGenerator<StreamResponse>): Response {
+  const abort = new AbortController();
+  const encoder = new TextEncoder();
+  const items = produce(abort.signal);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await items.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(`data: ${JSON.stringify(rpcResult(id, next.value))}\n\n`));
+      } catch (error) {
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(rpcError(id, toRpcError(error)))}\n\n`));
+        controller.close();
+      }
+    },
+    async cancel() {
+      abort.abort();
+      await items.return(undefined);
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
