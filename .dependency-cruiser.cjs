@@ -24,7 +24,7 @@ const below = (from, ...higher) => ({
 const toolFloors = [
   ["json-schema", "templates"],
   ["config"],
-  ["engine", "gateway", "http", "files", "images", "mcp"],
+  ["engine", "gateway", "http", "files", "images", "mcp", "a2a"],
   ["builtins", "prebuilt", "subagents", "openapi"],
   ["providers"],
 ];

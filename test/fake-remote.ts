@@ -41,6 +41,14 @@
  *   it gets 401 (`WWW-Authenticate: Bearer error="invalid_token"`), any other
  *   bearer `{"ok": true, "id": <id>}`, and no token a 401;
  *   `/as-person/<id>/more` answers 403 `insufficient_scope` naming `files:write`.
+ * - `http://tavily.test/search` answers like Tavily's search API: a POST with
+ *   `Authorization: Bearer test-tool-token` (the tests' `TOOL_API_TOKEN`) and
+ *   `{query, max_results}` gets `{query, answer: null, results: [{title, url,
+ *   content, score, raw_content: null}], …}` (`max_results` of them, at most 8;
+ *   none for the query `nothing`); any other key a 401 `{detail: {error}}`;
+ *   each request is recorded under `tavily`.
+ * - `http://a2a.test/…` serves remote A2A agents on the A2A SDK's own server
+ *   (fake-a2a.ts says which).
  *   Every request to a host or port not listed here is recorded under `stray`
  *   (`GET http://recorded.test/stray`) and answered 200, so a leak is seen.
  */
@@ -51,6 +59,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { z } from "zod";
 import { fakeMcp } from "./fake-mcp.ts";
 import { worstCase } from "./fake-worst-case.ts";
+import { fakeA2a } from "./fake-a2a.ts";
 
 type Recorded = { method: string; url: string; headers: Record<string, string>; body: string; at: number };
 
@@ -350,7 +359,24 @@ async function authServer(request: Request, url: URL): Promise<Response> {
   return json({ access_token: `at-${crypto.randomUUID()}`, refresh_token: `rt-${crypto.randomUUID()}`, token_type: "Bearer", expires_in: 3600, scope: "files:read" });
 }
 
-const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test", "auth.test"]);
+async function tavily(request: Request, url: URL): Promise<Response> {
+  const body = await request.text();
+  recorded.set("tavily", [...(recorded.get("tavily") ?? []), { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body, at: Date.now() }]);
+  if (url.pathname !== "/search" || request.method !== "POST") return json({ detail: { error: "Not Found" } }, 404);
+  if (request.headers.get("authorization") !== "Bearer test-tool-token") return json({ detail: { error: "Unauthorized: missing or invalid API key." } }, 401);
+  const { query, max_results: maxResults = 5 } = JSON.parse(body) as { query: string; max_results?: number };
+  const count = query === "nothing" ? 0 : Math.min(maxResults, 8);
+  const results = Array.from({ length: count }, (_, index) => ({
+    title: `${query} — result ${index + 1}`,
+    url: `https://example.com/${encodeURIComponent(query)}/${index + 1}`,
+    content: `What page ${index + 1} says about ${query}.`,
+    score: Math.round((0.95 - index * 0.1) * 100) / 100,
+    raw_content: null,
+  }));
+  return json({ query, follow_up_questions: null, answer: null, images: [], results, response_time: 0.42 });
+}
+
+const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test", "auth.test", "tavily.test", "a2a.test"]);
 
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -371,6 +397,8 @@ export async function fakeRemote(request: Request): Promise<Response> {
   if (url.hostname === "hooks.test") return hooks(request, url);
   if (url.hostname === "api.test") return api(request, url);
   if (url.hostname === "evil.test") return worstCase(request, url);
+  if (url.hostname === "a2a.test") return fakeA2a(request, url);
   if (url.hostname === "auth.test") return authServer(request, url);
+  if (url.hostname === "tavily.test") return tavily(request, url);
   return json({ error: `no such fake host ${url.hostname}` }, 502);
 }

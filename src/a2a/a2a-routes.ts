@@ -8,7 +8,8 @@
  * `a2a.people` names them: else 403). An agent that does not exist or has
  * not enabled the face is 404 in the error envelope on both. The JSON-RPC
  * handling is loaded with `import()` on the first request, not at the
- * Worker's start.
+ * Worker's start. `POST /a2a/callbacks/:token` takes pushes from remote
+ * agents the gateway calls as tools (`remote-task-pushes.ts`).
  */
 import { type AgentRecord, getAgent } from "../agents/agent-record";
 import { type ApiContext, createRouter } from "../api/context";
@@ -18,6 +19,8 @@ import { ApiError, errorEnvelope, forbidden, unauthorized } from "../errors";
 import { mcpAuthentication } from "../mcp-face/mcp-authentication";
 import { a2aPaths, agentCard } from "./agent-card";
 import { type A2aCaller, mayStart } from "./conversation";
+import { receiveRemotePush } from "./remote-task-pushes";
+import { a2aCallbackPath } from "../tools";
 
 let serverModule: Promise<typeof import("./serve-a2a")> | undefined;
 
@@ -44,6 +47,9 @@ function callerOf(c: ApiContext): A2aCaller {
 }
 
 export const a2aRoutes = createRouter();
+
+// Pushes from remote agents this gateway calls as tools (the other direction; the token is the credential).
+a2aRoutes.post(`${a2aCallbackPath}:token`, receiveRemotePush);
 
 a2aRoutes.get(a2aPaths.card, async (c) => {
   const agent = await enabledAgent(c);

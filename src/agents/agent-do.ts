@@ -24,6 +24,8 @@ import { ConnectionHub } from "../streams/connection-hub";
 import { MemoryEventLog } from "../streams/memory-event-log";
 import { maxHops } from "../protocol/hop";
 import {
+  a2aPollId,
+  a2aProvidersOf,
   approvalAnswerProblem,
   getPendingCall,
   McpPool,
@@ -34,6 +36,7 @@ import {
   resumeMcpAsPerson,
   resumeOpenApiAsPerson,
   openApiProvidersOf,
+  pollA2aCall,
   type ToolOutcome,
   ToolQueues,
   type ToolRuntime,
@@ -62,6 +65,9 @@ import { processDeadlines } from "./process-deadlines";
 import { giveUp, retryDelayMs, runCycle } from "./run-cycle";
 import { wakeMentionedAgents } from "./wake-agents";
 import { type ObjectTelemetry, objectTelemetry } from "../telemetry/object-telemetry";
+
+/** The kinds of pending call whose outcome only the gateway gets (`settleWith`): a result sent from outside is refused. */
+const gatewaySettled = new Set(["gateway", "mcp", "openapi", "a2a"]);
 
 export class AgentDO extends DurableObject<AppEnv> {
   #storage: AgentStorage;
@@ -137,9 +143,11 @@ export class AgentDO extends DurableObject<AppEnv> {
         database: () => getDatabase(env.DB),
         space: (spaceId) => spaceStub(env, spaceId),
         checkAnswer: async (call, outcome) => {
-          // A gateway call waits only for its person's account: the service answers it once they connect, nobody else may.
-          if (call.executionType === "gateway") {
-            return { kind: "invalid", message: `"${call.toolName}" waits for a person to connect their account: the service's answer settles it, not a result sent here` };
+          // Calls only the gateway settles: one waiting for its person's account (the service answers it once they connect),
+          // and a remote A2A agent's task (its own answer settles it). Nobody answers them in the service's place.
+          if (gatewaySettled.has(call.executionType)) {
+            const waitsFor = call.executionType === "a2a" ? "a remote agent's task" : "a person to connect their account";
+            return { kind: "invalid", message: `"${call.toolName}" waits for ${waitsFor}: the service's answer settles it, not a result sent here` };
           }
           const tools = (await this.#loadAgent())?.config.tools ?? [];
           const approvalProblem = approvalAnswerProblem(call, outcome, { kept: this.#journal.argsSchemaOf(call.toolCallId), tools });
@@ -159,6 +167,10 @@ export class AgentDO extends DurableObject<AppEnv> {
           this.#storage.setDeadline(deadline);
           // The alarm cannot fire while a cycle runs in it: expiry also gets a live timer.
           if (deadline.kind === "call_expiry") this.#expireLater(deadline);
+        },
+        get: (id) => {
+          const deadline = this.#storage.getDeadline(id);
+          return deadline?.kind === "a2a_poll" || deadline?.kind === "call_expiry" || deadline?.kind === "tool_timeout" ? deadline : undefined;
         },
         delete: (id) => this.#storage.deleteDeadline(id),
         wakeLater: (wake) => {
@@ -257,6 +269,20 @@ export class AgentDO extends DurableObject<AppEnv> {
     if (resumed) this.#publish("tool.result.received", { toolCallId });
     await this.#scheduler.schedule();
     return { resumed };
+  }
+
+  /**
+   * A remote A2A agent pushed an update about the task one of this agent's
+   * calls follows: the task is looked at now (`GetTask`), and a finished one
+   * settles the call. The push's body is not read: it only says "look".
+   */
+  async a2aPushed(toolCallId: string, origin?: string): Promise<{ followed: boolean }> {
+    this.#origin.remember(origin);
+    const deadline = this.#storage.getDeadline(a2aPollId(toolCallId));
+    if (deadline?.kind !== "a2a_poll") return { followed: false };
+    await this.#pollA2a(deadline, "push");
+    await this.#scheduler.schedule();
+    return { followed: true };
   }
 
   /**
@@ -403,6 +429,7 @@ export class AgentDO extends DurableObject<AppEnv> {
         notifier: this.#notifier,
         plansChanged: (changed) => this.#plansChanged(changed, []),
         publish: (type, data) => this.#publish(type, data),
+        pollA2a: (deadline) => this.#pollA2a(deadline, "alarm"),
       });
     });
   }
@@ -505,6 +532,20 @@ export class AgentDO extends DurableObject<AppEnv> {
   /** What adds a note to a run and changes a card from outside a cycle (the current storage: it is replaced when the agent is deleted). */
   #notesHost(): PushOutcomesHost {
     return { journal: this.#journal, storage: this.#storage, database: this.env.DB, space: (spaceId) => spaceStub(this.env, spaceId) };
+  }
+
+  /** One look at a remote A2A task, with the provider's headers as the agent's config says now. */
+  async #pollA2a(deadline: Extract<Deadline, { kind: "a2a_poll" }>, why: "alarm" | "push"): Promise<void> {
+    const agent = await this.#loadAgent();
+    const host = {
+      env: this.env,
+      database: getDatabase(this.env.DB),
+      calls: this.#owner,
+      deadlines: { set: (next: Deadline) => this.#storage.setDeadline(next), delete: (id: string) => this.#storage.deleteDeadline(id) },
+      isAwaited: (toolCallId: string) => this.#owner.isAwaited(toolCallId),
+      publish: (type: string, data: Record<string, unknown>) => this.#publish(type, data),
+    };
+    await pollA2aCall(host, deadline, agent === undefined ? [] : a2aProvidersOf(agent.config), why);
   }
 
   #expireLater(deadline: Extract<Deadline, { kind: "call_expiry" }>): void {

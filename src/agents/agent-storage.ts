@@ -10,7 +10,7 @@ import { z } from "zod";
 import { countedSql } from "../db/object-statements";
 import { parseStoredJson, parseStoredValue } from "../db/parse-stored-json";
 import { createId } from "../ids";
-import { CallExpiryDeadline, ToolOutcome, ToolTimeoutDeadline } from "../tools";
+import { A2aPollDeadline, CallExpiryDeadline, ToolOutcome, ToolTimeoutDeadline } from "../tools";
 import { WebhookDeadline } from "../webhooks/webhook-deadline";
 import { InboxEvent, type QueuedEvent, ToolResultEvent } from "./inbox-event";
 import { StateValues } from "./state-values";
@@ -23,6 +23,8 @@ export const Deadline = z.discriminatedUnion("kind", [
   /** The tool engine's: a sync wait's backstop, a pending call's expiry, a webhook's next attempt. */
   ToolTimeoutDeadline,
   CallExpiryDeadline,
+  /** A remote A2A agent's task still under way: its next poll. */
+  A2aPollDeadline,
   WebhookDeadline,
   /** A finished run whose record has not reached D1 yet: written again until it does. */
   z.object({ id: z.string(), kind: z.literal("run_record"), dueAt: z.number(), payload: z.object({ runId: z.string(), attempt: z.number().int() }) }),

@@ -4,7 +4,8 @@
  * more turns `pending`; an expired call becomes `expired` (through the
  * pending-call owner); a failed webhook is tried again; a run record that did
  * not reach D1 is written again; a `sleep` wakes the agent with its event;
- * an event for webhook subscriptions is fanned out.
+ * an event for webhook subscriptions is fanned out; a remote A2A agent's task
+ * is looked at again.
  * One failing deadline never stops the others.
  */
 import { getDatabase } from "../db/client";
@@ -29,6 +30,8 @@ export type DeadlineDeps = {
   notifier: EventNotifier;
   plansChanged(changed: PlanSchedule[]): void;
   publish(type: string, data: Record<string, unknown>): void;
+  /** Looks at a remote A2A task again (the agent object knows the provider's config). */
+  pollA2a(deadline: Extract<Deadline, { kind: "a2a_poll" }>): Promise<void>;
 };
 
 export async function processDeadlines(deps: DeadlineDeps, now = Date.now()): Promise<void> {
@@ -75,6 +78,8 @@ async function processDeadline(deps: DeadlineDeps, deadline: Deadline, now: numb
       return sendSubagentAnswer(deps.env, storage, deadline, deps.publish);
     case "notify":
       return deps.notifier.fanOut(deadline.payload.event.id);
+    case "a2a_poll":
+      return deps.pollA2a(deadline);
   }
 }
 

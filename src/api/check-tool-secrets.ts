@@ -9,7 +9,7 @@ import type { AppEnv } from "../env";
 import type { ImageModelConfig } from "../models/image-model-config";
 import { secretNameProblem } from "../security/secret-policy";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
-import { checkGatewayConfig, checkHeaderSecrets } from "../tools";
+import { checkGatewayConfig, checkHeaderSecrets, webSearchKeyName } from "../tools";
 import { validationError } from "./context";
 
 type Issue = { path: (string | number)[]; message: string };
@@ -37,6 +37,13 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv, at: (string |
     if (problem !== undefined) issues.push({ path: [...path, "apiKeyEnv"], message: problem });
   };
   checkImageModel(config.images, [...at, "images"]);
+  if (config.webSearch !== undefined) {
+    checkUrl(config.webSearch.baseURL, [...at, "webSearch", "baseURL"]);
+    // The key is sent with every search: like a header secret, it must be set when the agent is saved.
+    const name = webSearchKeyName(config.webSearch.apiKey);
+    const problem = name === undefined ? undefined : secretNameProblem(name, env);
+    if (problem !== undefined) issues.push({ path: [...at, "webSearch", "apiKey"], message: problem });
+  }
   config.tools.forEach((tool, index) => {
     const path = [...at, "tools", index, "execution"];
     if (tool.executionType === "image-generator") checkImageModel(tool.execution, path);
@@ -52,8 +59,13 @@ export function checkToolSecrets(config: AgentConfig, env: AppEnv, at: (string |
     for (const problem of checkHeaderSecrets(server.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
   });
   (config.providers ?? []).forEach((provider, index) => {
-    if (provider.type !== "openapi") return;
     const path = [...at, "providers", index];
+    if (provider.type === "a2a") {
+      checkUrl(provider.url, [...path, "url"]);
+      for (const problem of checkHeaderSecrets(provider.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });
+      return;
+    }
+    if (provider.type !== "openapi") return;
     if ("url" in provider.spec) checkUrl(provider.spec.url, [...path, "spec", "url"]);
     checkUrl(provider.baseUrl, [...path, "baseUrl"]);
     for (const problem of checkHeaderSecrets(provider.headers, env)) issues.push({ path: [...path, ...problem.path], message: problem.message });

@@ -7,6 +7,7 @@
 
 // config/: what a config may say.
 export { builtinConfigFields, builtinConfigProblems } from "./config/builtin-config";
+export { webSearchKeyName } from "./config/web-search-config";
 export { cycleEndingTools, isBuiltinToolName } from "./config/builtin-tool-names";
 export { checkGatewayConfig, checkHeaderSecrets } from "./config/check-gateway-config";
 export { McpServerConfig } from "./config/mcp-server-config";
@@ -27,7 +28,8 @@ export { callsWaitingForAccount, expireOpenCallsOfAgent, getPendingCall, type Pe
 export { ResponseCache } from "./engine/response-cache";
 export { SerialQueue } from "./engine/serial-queue";
 export type { AgentIdentity, SpaceChannel, ToolContext, ToolRuntime } from "./engine/tool-context";
-export { CallExpiryDeadline, ToolTimeoutDeadline } from "./engine/tool-deadlines";
+export { A2aPollDeadline, CallExpiryDeadline, ToolTimeoutDeadline } from "./engine/tool-deadlines";
+export { a2aCallbackPath, a2aPollId, pollA2aCall } from "./a2a/poll-a2a-call";
 export { cardPart, settleCard } from "./engine/tool-events";
 export {
   FailureKind,
@@ -54,7 +56,7 @@ export { resumeMcpAsPerson } from "./mcp/run-mcp-as-person";
 export { resumeOpenApiAsPerson } from "./openapi/run-openapi-as-person";
 export { agentAccountTarget } from "./providers/agent-account-target";
 export { registrationFor } from "./gateway/send-as-person";
-export { openApiProvidersOf } from "./config/provider-config";
+export { a2aProvidersOf, openApiProvidersOf } from "./config/provider-config";
 
 // The tools: built-ins (and what portable agents carry of the notes).
 export { describeBuiltins } from "./builtins/describe-builtins";

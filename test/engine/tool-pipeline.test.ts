@@ -8,6 +8,7 @@
  * through the same stages.
  */
 import { describe, expect, it } from "vitest";
+import handleExample from "../fixtures/design-examples/orchestrator-4.json";
 import { secret } from "../support/api";
 import { waitForRuns } from "../support/agents";
 import { providerWorld } from "../support/provider-world";
@@ -24,7 +25,7 @@ const gateway = (name: string, url: string, extra: Record<string, unknown> = {})
   ...extra,
 });
 type Stats = { toolName: string; calls: number; failed: number; cacheHits: number; failures: Record<string, number>; bytesOut: number };
-type Truncated = { truncated: true; handle: string; note: string; preview: string };
+type Truncated = { truncated: true; handle: string; note: string; preview: string; bytes: number; lines: number };
 
 async function statsOf(agentId: string): Promise<Map<string, Stats>> {
   const { body } = await secret<{ tools: Stats[] }>(`/api/agents/${agentId}/tool-stats`);
@@ -107,6 +108,12 @@ describe("the tool pipeline's order", () => {
     expect(shown).toMatchObject({ truncated: true, handle: seen.handle });
     expect(shown.note).not.toContain("Shortened");
     expect(shown.preview.length).toBeGreaterThan(seen.preview.length);
+    // The orchestrator's handle message beside the gateway's fields, and its flag where the budget shortened the answer.
+    const handleMessage = { handle: seen.handle, reason: "size_limit_exceeded", bytes: seen.bytes, lines: seen.lines, tokens: Math.ceil(seen.bytes / 4) };
+    expect(seen).toMatchObject({ reason: "size_limit_exceeded", tokens: handleMessage.tokens, tool_output: handleMessage, toolBudgetExceeded: true });
+    expect(shown).toMatchObject({ reason: "size_limit_exceeded", tool_output: handleMessage });
+    expect(shown).not.toHaveProperty("toolBudgetExceeded");
+    expect(Object.keys(handleMessage).sort()).toEqual(Object.keys(handleExample.tool_output).sort());
     world.close();
   });
 

@@ -351,6 +351,53 @@ describe("the React example app (examples/react-space), built with Vite, against
     }
   });
 
+  it("a card that asks Pat to connect an account: the default card's Connect button (useConnectAccount) opens the sign-in, and the call that waited completes", async () => {
+    // Demo notes, the MCP server `npm run dev` started with its own authorization server, for an agent in a new room.
+    const demo = await admin.agents.get(gateway.demo.agentId);
+    const notesUrl = (demo.config.mcp?.servers ?? []).find((server) => server.name === "notes")?.url ?? "";
+    const agent = await admin.agents.create({
+      agent: { name: "Notes helper" },
+      model: {
+        provider: "scripted",
+        turns: [
+          {
+            toolCalls: [
+              { name: "enter_space", args: { spaceId: "SPACE" } },
+              { name: "notes__whoami", args: {} },
+            ],
+          },
+        ],
+      },
+      mcp: { servers: [{ name: "notes", url: notesUrl, auth: { type: "oauth", owner: "person", service: "Demo notes", tools: [{ name: "whoami" }] } }] },
+    });
+    const room = await admin.spaces.create({ name: "Notes room", memberIds: [world.personId, agent.entityId] });
+    const config = (await admin.agents.get(agent.id)).config;
+    await admin.agents.update(agent.id, JSON.parse(JSON.stringify(config).replaceAll("SPACE", room.id)));
+    const token = await signToken(world.personId, { secret: gateway.vars.JWT_SECRET, expiresIn: "1h" });
+    await page.goto(`${appUrl}/?space=${room.id}#${new URLSearchParams({ publicKey: gateway.vars.GATEWAY_PUBLIC_KEY, token })}`);
+    await page.locator('#connection[data-status="open"]').waitFor({ timeout: 20_000 });
+    await admin.messages.send(room.id, { text: "Who am I at Demo notes?", entityId: world.personId });
+
+    const card = page.locator('.sb-tool-card[data-tool-name="notes__whoami"]');
+    const connect = card.getByRole("button", { name: "Connect Demo notes" });
+    await connect.waitFor({ timeout: 20_000 });
+    expect(await card.locator(".sb-badge").textContent()).toBe("connect your account");
+    await shoot(card, "6-connect-card");
+    const [signIn] = await Promise.all([page.context().waitForEvent("page"), connect.click()]);
+    await signIn.locator('input[name="login"]').waitFor({ timeout: 20_000 });
+    await signIn.locator('input[name="login"]').fill("pat");
+    await signIn.locator('input[name="password"]').fill("any password");
+    await signIn.locator('button[type="submit"]').click();
+    await signIn.getByText("Authorize").waitFor({ timeout: 20_000 });
+    await signIn.locator('button[type="submit"]').click();
+    await signIn.getByRole("heading", { name: "Connected Demo notes" }).waitFor({ timeout: 20_000 });
+    await signIn.close();
+
+    await page.locator('.sb-tool-card[data-tool-name="notes__whoami"][data-status="complete"]').waitFor({ timeout: 30_000 });
+    expect(await card.locator(".sb-tool-result").textContent()).toContain("You are signed in to Demo notes as pat.");
+    await shoot(card, "7-connected-card");
+  });
+
   it("loaded nothing from outside its own origin, threw no error and printed no warning", async () => {
     expect(requests.filter((url) => !url.startsWith(appUrl) && !url.startsWith(appUrl.replace(/^http/, "ws")) && !url.startsWith("data:"))).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -85,6 +85,9 @@ describe("whole outputs behind a handle", () => {
     expect((first.result as { items: unknown[] }).items).toHaveLength(40);
     expect(second.result).toMatchObject({ truncated: true, handle: expect.stringMatching(/^out_/) });
     expect((second.result as Truncated).note).toContain("This step's tool outputs reached the context budget (2000 bytes)");
+    // The orchestrator's reason and flag: stored by the budget, not the size limit.
+    expect(second.result).toMatchObject({ reason: "context_budget_exceeded", toolBudgetExceeded: true, tool_output: { reason: "context_budget_exceeded" } });
+    expect(first.result).not.toHaveProperty("toolBudgetExceeded");
     world.close();
   });
 

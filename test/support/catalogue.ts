@@ -66,7 +66,7 @@ export function toolContext(overrides: Partial<Omit<ToolContext, "config">> & { 
     wakeMentioned: async () => undefined,
     toolRuntime: {
       calls: undefined as never,
-      deadlines: { set: () => undefined, delete: () => undefined, wakeLater: () => undefined },
+      deadlines: { set: () => undefined, get: () => undefined, delete: () => undefined, wakeLater: () => undefined },
       outbox: { sendWebhook: () => undefined, notify: () => undefined, delegate: async () => ({ ok: false, error: "no agents in a direct tool context" }) },
       kept: { mcp: undefined as never, queues: undefined as never, cache: undefined as never, recordCall: () => undefined },
       inbox: { takeQueuedResult: () => false },

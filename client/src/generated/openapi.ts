@@ -2033,11 +2033,12 @@ export type components = {
                 toolOutputContextShare: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
+            webSearch?: components["schemas"]["WebSearchConfig"];
             reflection?: components["schemas"]["ReflectionConfig"];
             /** @description The Agent2Agent (A2A) face of this agent: off unless `enabled`; docs/a2a.md */
             a2a?: {
@@ -2487,11 +2488,43 @@ export type components = {
             isAsync?: boolean;
             maxDepth?: number;
             expiresIn?: number;
+        } | {
+            name: string;
+            toolsAllowed?: string[];
+            toolsDenied?: string[];
+            visible?: boolean;
+            display?: {
+                customUI?: string;
+                /** @enum {string} */
+                mode?: "full" | "minimal" | "hidden";
+            };
+            queue?: string;
+            timeout?: number;
+            instructions?: string;
+            /** @enum {string} */
+            type: "a2a";
+            url: string;
+            headers?: {
+                [key: string]: string;
+            };
         };
         FilesConfig: {
             prefixes: string[];
             readOnly?: boolean;
             maxFileBytes?: number;
+        };
+        WebSearchConfig: {
+            /**
+             * @description The search API: tavily
+             * @enum {string}
+             */
+            provider: "tavily";
+            /** @description The Worker secret holding the key, as "${env.NAME}" */
+            apiKey: string;
+            maxResults?: number;
+            /** @enum {string} */
+            searchDepth?: "basic" | "advanced";
+            baseURL?: string;
         };
         ReflectionConfig: {
             /** @default true */
@@ -3011,11 +3044,12 @@ export type components = {
                 toolOutputContextShare?: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];
             images?: components["schemas"]["ImageModelConfig"];
+            webSearch?: components["schemas"]["WebSearchConfig"];
             reflection?: components["schemas"]["ReflectionConfigInput"];
             /** @description The Agent2Agent (A2A) face of this agent: off unless `enabled`; docs/a2a.md */
             a2a?: {

@@ -19,6 +19,7 @@ import { createImageTools } from "./image-tools";
 import { createKnowledgeTools } from "./knowledge-tools";
 import { createNotesTools } from "./notes-tools";
 import { createReportTools } from "./report-tools";
+import { createSearchTools } from "./search-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
 import { createTaskTools } from "./task-tools";
 import { createWaitTools } from "./wait-tools";
@@ -37,6 +38,7 @@ const unorderedTools: ReadonlySet<string> = new Set([
   "http_get",
   "http_post",
   "fetch_page",
+  "web_search",
   "json_query",
   "json_parse",
   "json_stringify",
@@ -72,6 +74,7 @@ export function createBuiltinTools(context: ToolContext, queue: SerialQueue): To
       createKnowledgeTools(context)),
     ...(has("current_time", "date_add", "date_diff", "sleep") && createTimeTools(context)),
     ...(has("http_request", "http_get", "http_post", "fetch_page") && createHttpTools(context)),
+    ...(has("web_search") && createSearchTools(context)),
     ...(has("json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),
     ...(has("notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete") && createNotesTools(context)),
     ...(has("read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file") && createFileTools(context)),

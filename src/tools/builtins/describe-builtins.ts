@@ -35,6 +35,9 @@ export async function describeBuiltins(context: RunIdentity & PlatformAccess & S
   if (kept("http").length > 0) {
     sections.push(section("The web", [`Your web tools: ${list("http")}. They reach public http(s) URLs; answers are cut at your tool response limit.`]));
   }
+  if (kept("search").length > 0) {
+    sections.push(section("Searching the web", ["web_search finds pages for a query (title, url, the matching text); read one whole with fetch_page if you have it."]));
+  }
   if (kept("data").length > 0) {
     sections.push(section("Data", [`Your data tools: ${list("data")} (json_query speaks JMESPath).`]));
   }

@@ -4,7 +4,9 @@
  * space, and the end of the cycle), `task_status` (progress, shown as one
  * live card per run in the active space, updated in place) and `batch`
  * (`batch-tool.ts`). Records they make take ids derived from the call or the
- * run, so doing a call again finds them.
+ * run, so doing a call again finds them. The orchestrator's snake_case names
+ * (`content_json`, `ready_for_final_report`, `need_to_run_more_tools`) are
+ * taken beside today's and kept under today's; both at once is refused.
  */
 import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
@@ -20,6 +22,7 @@ const schemas = {
       format: z.enum(["markdown", "text", "json"]).optional().describe("Default markdown; json takes contentJson"),
       content: z.string().max(100_000).optional().describe("The answer (markdown or text formats)"),
       contentJson: z.unknown().optional().describe("The answer as JSON (json format)"),
+      content_json: z.unknown().optional().describe("The same as contentJson"),
       metadata: z.record(z.string(), z.unknown()).optional(),
     }),
   ),
@@ -31,9 +34,17 @@ const schemas = {
       now: z.string().max(1_000).optional().describe("What you are doing right now"),
       readyForFinalReport: z.boolean().optional(),
       needToRunMoreTools: z.boolean().optional(),
+      ready_for_final_report: z.boolean().optional().describe("The same as readyForFinalReport"),
+      need_to_run_more_tools: z.boolean().optional().describe("The same as needToRunMoreTools"),
     }),
   ),
 };
+
+/** One field under two names (today's, the orchestrator's): the value, or a refusal when both are given. */
+function eitherName(input: Record<string, unknown>, name: string, alias: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (input[name] !== undefined && input[alias] !== undefined) return { ok: false, error: `Give ${name} or ${alias}, not both` };
+  return { ok: true, value: input[name] ?? input[alias] };
+}
 
 const suffix = (id: string) => id.replace(/^[a-z]+_/, "");
 
@@ -53,7 +64,11 @@ export function createReportTools(context: RunIdentity & SpaceAccess & JournalAc
       description:
         "Deliver the final answer of this cycle: it is kept on the run record, posted to your active space (if you are in one), and the cycle ends. Use format json with contentJson for structured answers.",
       inputSchema: schemas.finalReport,
-      execute: async ({ status, format = "markdown", content, contentJson, metadata }, { toolCallId: modelToolCallId }) => {
+      execute: async (input, { toolCallId: modelToolCallId }) => {
+        const { status, format = "markdown", content, metadata } = input;
+        const json = eitherName(input, "contentJson", "content_json");
+        if (!json.ok) return failed(json.error);
+        const contentJson = json.value;
         if (format === "json" ? contentJson === undefined : content === undefined) {
           return failed(format === "json" ? "The json format needs contentJson" : `The ${format} format needs content`);
         }
@@ -74,7 +89,17 @@ export function createReportTools(context: RunIdentity & SpaceAccess & JournalAc
     task_status: tool({
       description: "Report your progress on the current task; people in your active space see it as a live status card (one per cycle, updated in place).",
       inputSchema: schemas.taskStatus,
-      execute: async (input) => {
+      execute: async (given) => {
+        const { ready_for_final_report, need_to_run_more_tools, ...rest } = given;
+        const ready = eitherName(given, "readyForFinalReport", "ready_for_final_report");
+        const more = eitherName(given, "needToRunMoreTools", "need_to_run_more_tools");
+        if (!ready.ok) return failed(ready.error);
+        if (!more.ok) return failed(more.error);
+        const input = {
+          ...rest,
+          ...(typeof ready.value === "boolean" && { readyForFinalReport: ready.value }),
+          ...(typeof more.value === "boolean" && { needToRunMoreTools: more.value }),
+        };
         context.publish("agent.task.status", { runId: context.runId, ...input });
         const spaceId = context.getActiveSpaceId();
         if (!spaceId || !(await context.isMemberOf(spaceId))) return succeeded({ status: input.status, shown: false });

@@ -2,13 +2,15 @@
  * The agent config's fields about built-ins: which groups it has
  * (`builtins`, default: `spaces`, `knowledge` and `calls`), single
  * tools it denies (`deniedTools`), the R2 prefixes its file tools may touch
- * (`files`) and the image model `generate_image` draws with (`images`).
+ * (`files`), the image model `generate_image` draws with (`images`) and
+ * the search API `web_search` asks (`webSearch`).
  * Spread into the agent config by `agents/agent-config.ts`.
  */
 import { z } from "@hono/zod-openapi";
 import { ImageModelConfig } from "../../models/image-model-config";
 import { builtinGroupNames, type BuiltinGroup, isBuiltinToolName } from "./builtin-tool-names";
 import { checkFolderPath } from "../../security/storage-path";
+import { WebSearchConfig } from "./web-search-config";
 
 export const defaultMaxFileBytes = 1_000_000;
 
@@ -44,9 +46,10 @@ export const builtinConfigFields = {
   deniedTools: z.array(z.string().max(64)).max(128).optional().openapi({ description: "Built-in tools taken away from the groups the agent has" }),
   files: FilesConfig.optional(),
   images: ImageModelConfig.optional(),
+  webSearch: WebSearchConfig.optional(),
 };
 
-type BuiltinConfig = { builtins?: readonly string[]; deniedTools?: readonly string[]; files?: FilesConfig };
+type BuiltinConfig = { builtins?: readonly string[]; deniedTools?: readonly string[]; files?: FilesConfig; webSearch?: WebSearchConfig };
 
 /** What the schema alone cannot say: denied names that are not built-ins, file tools without folders. */
 export function builtinConfigProblems(config: BuiltinConfig): { path: (string | number)[]; message: string }[] {
@@ -56,6 +59,9 @@ export function builtinConfigProblems(config: BuiltinConfig): { path: (string | 
   });
   if (config.builtins?.includes("files") && config.files === undefined) {
     problems.push({ path: ["files"], message: 'The "files" group needs files.prefixes: the folders its tools may use' });
+  }
+  if (config.builtins?.includes("search") && config.webSearch === undefined) {
+    problems.push({ path: ["webSearch"], message: 'The "search" group needs webSearch: the search API (provider) and the secret with its key (apiKey)' });
   }
   return problems;
 }

@@ -10,6 +10,8 @@ export const builtinGroups = {
   knowledge: ["set_goals", "delete_goals", "get_goals", "set_memories", "delete_memories", "get_memories", "set_plans", "delete_plans", "get_plans"],
   time: ["current_time", "date_add", "date_diff", "sleep"],
   http: ["http_request", "http_get", "http_post", "fetch_page"],
+  /** A search API (the agent's `webSearch` config). */
+  search: ["web_search"],
   data: ["json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv"],
   notes: ["notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete"],
   files: ["read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file"],

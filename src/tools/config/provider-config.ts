@@ -8,7 +8,9 @@
  *   one tool per operation (`toolsAllowed` is the operation allow-list, by
  *   `operationId` or `"METHOD /path"`);
  * - `agents`: other agents as tools; a call gives the agent a task and
- *   waits for its final answer.
+ *   waits for its final answer;
+ * - `a2a`: a remote Agent2Agent agent (`url`: its Agent Card or its
+ *   endpoint), one tool per skill of its card (`toolsAllowed` by skill id).
  */
 import { GatewayAuth } from "./gateway-auth-config";
 import { z } from "@hono/zod-openapi";
@@ -92,14 +94,37 @@ export const AgentsProviderConfig = z
   })
   .strict();
 
-export const ProviderConfig = z.discriminatedUnion("type", [OpenApiProviderConfig, AgentsProviderConfig]).openapi("ProviderConfig");
+/** A remote agent's answer is not a pure read: no `cache` (the strict object refuses it by name). */
+const { cache: _noCache, ...a2aCommon } = common;
+
+export const A2aProviderConfig = z
+  .object({
+    ...a2aCommon,
+    type: z.literal("a2a"),
+    /** The remote agent's Agent Card (a URL ending in `.json`), or its JSON-RPC endpoint (the card is then read from `/.well-known/agent-card.json` on its origin). */
+    url: OutboundUrl,
+    /** Sent with every request to the remote agent (the card too); `${env.NAME}` secrets by the secret policy. */
+    headers: ConfiguredHeaders.optional(),
+  })
+  .strict()
+  .superRefine((provider, context) => {
+    for (const problem of checkHeaderSecrets(provider.headers)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
+  });
+
+export const ProviderConfig = z.discriminatedUnion("type", [OpenApiProviderConfig, AgentsProviderConfig, A2aProviderConfig]).openapi("ProviderConfig");
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 export type OpenApiProviderConfig = z.infer<typeof OpenApiProviderConfig>;
 export type AgentsProviderConfig = z.infer<typeof AgentsProviderConfig>;
+export type A2aProviderConfig = z.infer<typeof A2aProviderConfig>;
 
 /** The OpenAPI sources among an agent's `providers`. */
 export function openApiProvidersOf(config: { providers?: readonly { type: string }[] }): OpenApiProviderConfig[] {
   return (config.providers ?? []).filter((provider): provider is OpenApiProviderConfig => provider.type === "openapi");
+}
+
+/** The remote A2A agents among an agent's `providers`. */
+export function a2aProvidersOf(config: { providers?: readonly { type: string }[] }): A2aProviderConfig[] {
+  return (config.providers ?? []).filter((provider): provider is A2aProviderConfig => provider.type === "a2a");
 }
 
 /** Whether a provider offers a tool by its `toolsAllowed` / `toolsDenied` (each entry names the tool one of the ways given). */

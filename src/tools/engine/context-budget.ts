@@ -3,18 +3,18 @@
  * stay under a share of the model's context (`limits.toolOutputContextShare`
  * of `limits.contextWindowTokens`, at about four bytes a token). An output
  * that would go past it is stored whole behind a handle and the model gets a
- * short head instead; nothing is dropped. Parallel calls are charged in the
- * order they finish.
+ * short head instead; nothing is dropped, and the answer says so with the
+ * orchestrator's flag, `toolBudgetExceeded: true`. Parallel calls are charged
+ * in the order they finish.
  */
 import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess } from "./tool-context";
-import { fitPreview, modelBytes, storeWhole } from "./limit-output";
+import { bytesPerToken, fitPreview, modelBytes, storeWhole } from "./limit-output";
 import type { ToolOutcome } from "./tool-outcome";
 
-const bytesPerToken = 4;
 /** What an output that went over the budget still shows of itself. */
 const overBudgetPreviewBytes = 1_000;
 /** Room for the envelope (handle, size, note) around that head. */
-const envelopeFloorBytes = 600;
+const envelopeFloorBytes = 800;
 
 export class ContextBudget {
   readonly #used = new Map<number, number>();
@@ -53,12 +53,17 @@ export class ContextBudget {
         ...envelope,
         preview,
         note: `${String(envelope.note ?? "")} (Shortened: this step's tool outputs reached the context budget.)`,
+        toolBudgetExceeded: true,
       }));
       const shrunk: ToolOutcome = { ...outcome, value };
       this.charge(step, modelBytes(shrunk));
       return shrunk;
     }
-    const limited = await storeWhole(context, call, outcome, maxBytes, `This step's tool outputs reached the context budget (${this.budgetBytes} bytes)`);
+    const stored = await storeWhole(context, call, outcome, maxBytes, {
+      code: "context_budget_exceeded",
+      text: `This step's tool outputs reached the context budget (${this.budgetBytes} bytes)`,
+    });
+    const limited: ToolOutcome = stored.type === "ok" ? { ...stored, value: { ...(stored.value as Record<string, unknown>), toolBudgetExceeded: true } } : stored;
     this.charge(step, modelBytes(limited));
     return limited;
   }

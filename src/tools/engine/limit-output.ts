@@ -1,10 +1,14 @@
 /**
  * Keeps what the model sees of a result under `limits.toolResponseMaxBytes`:
  * a larger result is stored whole in R2 (`output-store.ts`) and the model
- * gets `{truncated, bytes, lines, handle, expiresAt, preview, note}`, the
- * preview being the head of the stored text. If the store fails, the model
- * still gets the head, without a handle. Failures and pending outcomes pass
- * as they are.
+ * gets `{truncated, bytes, lines, handle, expiresAt, reason, tokens,
+ * tool_output, note, preview}`, the preview being the head of the stored
+ * text; `reason` (`size_limit_exceeded`, or `context_budget_exceeded` when the
+ * step's budget stored it), `tokens` (about four bytes a token) and
+ * `tool_output: {handle, reason, bytes, lines, tokens}` are the orchestrator's
+ * handle message, beside the gateway's own fields. If the store fails, the
+ * model still gets the head, without a handle. Failures and pending outcomes
+ * pass as they are.
  */
 import { byteLength } from "../../json";
 import type { PlatformAccess, RunIdentity, SettingsAccess } from "./tool-context";
@@ -12,6 +16,13 @@ import { handleForCall, outputText, storeOutput } from "./output-store";
 import { type ToolOutcome, withMeta } from "./tool-outcome";
 
 export const defaultOutputRetentionMs = 7 * 24 * 3600 * 1000;
+
+/** Why an output went behind a handle, in the orchestrator's words. */
+export type StoredReason = "size_limit_exceeded" | "context_budget_exceeded";
+
+/** About four bytes a token: the estimate the context budget counts in too. */
+export const bytesPerToken = 4;
+export const estimatedTokens = (bytes: number) => Math.ceil(bytes / bytesPerToken);
 
 /** The first `maxBytes` of `text`, never cutting a character in half. */
 export function headOf(text: string, maxBytes: number): string {
@@ -43,7 +54,7 @@ export async function limitOutput(
   if (outcome.meta?.outputHandle) return outcome;
   const size = modelBytes(outcome);
   if (size <= maxBytes) return withMeta(outcome, { bytesOut: outcome.meta?.bytesOut ?? size });
-  return storeWhole(context, call, outcome, maxBytes, `The result was ${size} bytes, over the ${maxBytes}-byte limit`);
+  return storeWhole(context, call, outcome, maxBytes, { code: "size_limit_exceeded", text: `The result was ${size} bytes, over the ${maxBytes}-byte limit` });
 }
 
 /**
@@ -55,26 +66,38 @@ export async function storeWhole(
   call: { toolCallId: string; toolName: string },
   outcome: Extract<ToolOutcome, { type: "ok" }>,
   maxBytes: number,
-  reason: string,
+  reason: { code: StoredReason; text: string },
 ): Promise<ToolOutcome> {
   const text = outputText(outcome.value);
   const bytesOut = outcome.meta?.bytesOut ?? byteLength(JSON.stringify(outcome.value ?? null));
   const retentionMs = context.config.limits.outputRetention ?? defaultOutputRetentionMs;
   try {
     const stored = await storeOutput(context.env.FILES, context.agent.agentId, call.toolCallId, text, { toolName: call.toolName, retentionMs });
+    const tokens = estimatedTokens(stored.bytes);
     const envelope = (preview: string) => ({
       truncated: true,
       bytes: stored.bytes,
       lines: stored.lines,
       handle: stored.handle,
       expiresAt: stored.expiresAt,
-      note: `${reason}; it is stored whole: read more with read_output {"handle": "${stored.handle}", "offset": ${byteLength(preview)}} or search it with {"handle": "${stored.handle}", "grep": "…"}. This is its beginning.`,
+      reason: reason.code,
+      tokens,
+      tool_output: { handle: stored.handle, reason: reason.code, bytes: stored.bytes, lines: stored.lines, tokens },
+      note: `${reason.text}; it is stored whole: read more with read_output {"handle": "${stored.handle}", "offset": ${byteLength(preview)}} or search it with {"handle": "${stored.handle}", "grep": "…"}. This is its beginning.`,
       preview,
     });
     return { type: "ok", value: fitPreview(text, maxBytes, envelope), meta: { ...outcome.meta, bytesOut, outputHandle: handleForCall(call.toolCallId) } };
   } catch (error) {
     console.error("could not store a whole tool output", call.toolCallId, error);
-    const envelope = (preview: string) => ({ truncated: true, bytes: byteLength(text), note: `${reason}; it could not be stored, so only its beginning is here.`, preview });
+    const bytes = byteLength(text);
+    const envelope = (preview: string) => ({
+      truncated: true,
+      bytes,
+      reason: reason.code,
+      tokens: estimatedTokens(bytes),
+      note: `${reason.text}; it could not be stored, so only its beginning is here.`,
+      preview,
+    });
     return { type: "ok", value: fitPreview(text, maxBytes, envelope), meta: { ...outcome.meta, bytesOut } };
   }
 }

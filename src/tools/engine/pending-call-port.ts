@@ -25,6 +25,14 @@ export type PendingCallPort = {
   /** A result (or a reported failure) for a call, from whoever may answer it. */
   submit(call: PendingCall, outcome: Extract<ToolOutcome, { type: "ok" | "error" }>, answerer?: string): Promise<SubmitAnswer>;
   /**
+   * Settles an open call with what the gateway itself got for it (a remote
+   * agent's finished task, a request sent once an account was connected):
+   * `produce` runs under the call's lock, only while the call is open. Calls
+   * that only the gateway settles refuse results from outside (`submit`).
+   * False when the call was not open.
+   */
+  settleWith(toolCallId: string, produce: (call: PendingCall) => Promise<Extract<ToolOutcome, { type: "ok" | "error" }>>): Promise<boolean>;
+  /**
    * The call's outcome: at once when it is already recorded, else when it
    * arrives (pushed, not polled), or undefined at `until` or on `signal`.
    */

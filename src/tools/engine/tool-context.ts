@@ -31,6 +31,7 @@ import type { AgentTask } from "../../protocol/agent-task";
 import type { ToolConfig } from "../config/tool-config";
 import type { WebhookEvent } from "../../webhooks/webhook-event";
 import type { ApprovalConfig } from "../config/wait-policy-config";
+import type { WebSearchConfig } from "../config/web-search-config";
 import type { SpanParent } from "../../telemetry/tracer";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
@@ -47,6 +48,8 @@ export type ToolSettings = {
   files?: FilesConfig;
   /** The model `generate_image` draws with. */
   images?: ImageModelConfig;
+  /** The search API `web_search` asks. */
+  webSearch?: WebSearchConfig;
   mcp?: { servers: McpServerConfig[] };
   providers?: ProviderConfig[];
   queues?: Record<string, QueueSettings>;
@@ -100,6 +103,8 @@ export type SpaceChannel = {
 /** The agent object's deadline table and wake-ups, as tools use them. */
 export type DeadlinePort = {
   set(deadline: ToolDeadline): void;
+  /** One of the tool engine's deadlines, while it is armed (a call done again after a restart finds what it kept there). */
+  get(id: string): ToolDeadline | undefined;
   delete(id: string): void;
   /** Arms a wake-up (`sleep`); an event id already queued or armed is left as it is. */
   wakeLater(wake: WakeLater): void;

@@ -5,7 +5,7 @@
  * that is known now (the built-ins, the output reader, configured tools,
  * sub-agents, the operations of an inline OpenAPI document) claimed once:
  * a collision is refused with an error naming both tools. Tools known only
- * at discovery (MCP servers, OpenAPI documents by URL) are checked then.
+ * at discovery (MCP servers, OpenAPI documents by URL, remote A2A agents' skills) are checked then.
  */
 import { builtinToolNames } from "../config/builtin-tool-names";
 import { documentProblem } from "../openapi/openapi-document";
@@ -66,7 +66,8 @@ export function checkProviderNames(config: CheckedConfig): NameProblem[] {
       return;
     }
 
-    if (!("document" in provider.spec)) return;
+    // A remote agent's skills are known from its card, at discovery.
+    if (provider.type === "a2a" || !("document" in provider.spec)) return;
     const problem = documentProblem(provider.spec.document);
     if (problem) {
       problems.push({ path: [...path, "spec", "document"], message: problem });

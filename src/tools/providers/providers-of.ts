@@ -8,6 +8,7 @@ import { mcpProvider } from "./mcp-provider";
 import { openApiProvider } from "./openapi-provider";
 import type { ToolSettings } from "../engine/tool-context";
 import { agentsProvider } from "./agents-provider";
+import { a2aProvider } from "./a2a-provider";
 import { builtinProvider } from "./builtin-provider";
 import { configuredProvider } from "./configured-provider";
 import { outputReaderProvider } from "./output-reader";
@@ -18,7 +19,9 @@ export function providersOf(config: ToolSettings): ToolProvider[] {
     builtinProvider(),
     outputReaderProvider(),
     configuredProvider(),
-    ...(config.providers ?? []).map((provider) => (provider.type === "openapi" ? openApiProvider(provider) : agentsProvider(provider))),
+    ...(config.providers ?? []).map((provider) =>
+      provider.type === "openapi" ? openApiProvider(provider) : provider.type === "a2a" ? a2aProvider(provider) : agentsProvider(provider),
+    ),
     // A server with `enabled: false` stays in the config but is never connected: it gives no tools.
     ...(config.mcp?.servers ?? []).filter((server) => server.enabled !== false).map(mcpProvider),
   ];

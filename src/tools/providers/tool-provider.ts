@@ -1,7 +1,7 @@
 /**
  * The one provider interface under every tool of a cycle (`ToolProvider`):
  * the built-ins, the output reader, the agent's configured
- * tools, OpenAPI sources, sub-agents and MCP servers each produce their
+ * tools, OpenAPI sources, sub-agents, remote A2A agents and MCP servers each produce their
  * tools through it. A provider's tools are named `{provider}__{tool}`
  * (`engine/tool-naming.ts`), except the built-ins' and the configured tools', which
  * keep their own names (docs/tools.md, "One naming rule"). Every call of
@@ -14,7 +14,7 @@ import type { ResolvedTool } from "../engine/resolved-tool";
 import type { ToolContext } from "../engine/tool-context";
 import type { ToolStreamObserver } from "../engine/tool-stream-observer";
 
-export type ProviderKind = "builtin" | "outputs" | "tools" | "openapi" | "agents" | "mcp";
+export type ProviderKind = "builtin" | "outputs" | "tools" | "openapi" | "agents" | "a2a" | "mcp";
 
 export type ProvidedTool =
   /** Run by the engine. */

@@ -57,6 +57,32 @@ describe("final_report", () => {
     expect(run.notes).toMatchObject([{ kind: "final_report", report: { status: "partial", format: "json", contentJson: { done: 2, left: 1 } } }]);
     expect(await messagesOf(world.spaceId)).toEqual([]);
   });
+
+  it("takes the orchestrator's field names (content_json; ready_for_final_report, need_to_run_more_tools) beside today's, kept under today's; both names at once is refused", async () => {
+    const world = await catalogueAgent({ builtins: ["reports"] }, () => [
+      {
+        toolCalls: [
+          { name: "task_status", args: { status: "in-progress", now: "summing", ready_for_final_report: true, need_to_run_more_tools: false } },
+          { name: "task_status", args: { status: "in-progress", readyForFinalReport: true, ready_for_final_report: true } },
+          { name: "final_report", args: { status: "success", format: "json", contentJson: 1, content_json: 2 } },
+        ],
+      },
+      { toolCalls: [{ name: "final_report", args: { status: "success", format: "json", content_json: { total: 3 } } }] },
+    ]);
+    const events = await openSse(`/api/agents/${world.agent.id}/stream`, { "x-secret-key": (await import("cloudflare:workers")).env.GATEWAY_SECRET_KEY });
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    expect(run.toolCalls.map((call) => [call.toolName, call.status, call.result])).toEqual([
+      ["task_status", "completed", { status: "in-progress", shown: false }],
+      ["task_status", "failed", { error: "Give readyForFinalReport or ready_for_final_report, not both" }],
+      ["final_report", "failed", { error: "Give contentJson or content_json, not both" }],
+      ["final_report", "completed", { recorded: true, posted: false }],
+    ]);
+    expect(run.notes).toMatchObject([{ kind: "final_report", report: { status: "success", format: "json", contentJson: { total: 3 } } }]);
+    const status = await events.collector.waitFor((event) => event.type === "agent.task.status");
+    expect(status.data).toEqual({ runId: run.id, status: "in-progress", now: "summing", readyForFinalReport: true, needToRunMoreTools: false });
+    events.close();
+  });
 });
 
 describe("task_status", () => {

@@ -134,12 +134,12 @@ describe("a person who has not connected", () => {
     await world.ask();
     const pending = await world.agentStream.waitFor((event) => event.type === "tool.pending" && event.data.toolName === "notes__whoami");
     const { toolCallId, account, executionType } = pending.data as { toolCallId: string; account: AccountCard; executionType: string };
-    return { world, toolCallId, account, executionType };
+    return { world, toolCallId, account, executionType, pending };
   }
 
   it("the declared tools are offered, and the call waits on a card for that person, with the service and scopes", async () => {
     const id = crypto.randomUUID();
-    const { world, toolCallId, account, executionType } = await waitingCall(id);
+    const { world, toolCallId, account, executionType, pending } = await waitingCall(id);
     expect(world.agentStream.ofType("mcp.server.account_needed")[0]?.data).toMatchObject({ server: "notes", tools: ["notes__whoami"] });
     expect(executionType).toBe("mcp");
     // Both events are as the documented schemas say (SDKs are typed from them).
@@ -152,6 +152,11 @@ describe("a person who has not connected", () => {
     expect(await pendingStatus(world.agent.id, toolCallId)).toBe("waiting");
     // Asked without a token, the server was never sent one.
     expect((await bearers(id)).every((bearer) => bearer === null)).toBe(true);
+    // Nobody answers it in the server's place, not even the secret key.
+    const runId = String((pending.data as { runId: string }).runId);
+    const forged = await secret<{ error: { code: string } }>(`/api/runs/${runId}/tool-results`, { body: { callId: toolCallId, result: { text: "forged" } } });
+    expect(forged).toMatchObject({ status: 422, body: { error: { code: "invalid_answer" } } });
+    expect(await pendingStatus(world.agent.id, toolCallId)).toBe("waiting");
     world.close();
   });
 
