@@ -6,6 +6,7 @@
  *   `http://hooks.test/down/<n>/<id>` answers 500 to the first n deliveries.
  *   `GET http://hooks.test/recorded/<id>` returns what was received.
  * - `http://api.test/echo…` answers JSON describing the request;
+ *   `/stream/ndjson` and `/stream/sse` (three records, NDJSON or SSE),
  *   `/status/<code>`, `/hang` (never answers), `/big` (10 MB, streamed
  *   lazily), `/text` (not JSON); `/hang-always/<id>` records each request
  *   under `<id>` and never answers; `/hang-once/<id>` never answers its first
@@ -209,6 +210,22 @@ async function api(request: Request, url: URL): Promise<Response> {
     return json({ ok: true, attempt: seen.length });
   }
   if (url.pathname === "/text") return new Response("<html>not json</html>", { headers: { "content-type": "text/html" } });
+  if (url.pathname === "/stream/ndjson" || url.pathname === "/stream/sse") {
+    // Three records, one chunk each (split mid-line, as networks do): NDJSON lines or SSE events.
+    const sse = url.pathname.endsWith("/sse");
+    const chunks = sse
+      ? [': hello\n\ndata: {"step":1}\n\ndata: {"st', 'ep":2}\n\nevent: note\ndata: plain text\n\n', 'data: {"step":3}\n\ndata: [DONE]\n\n']
+      : ['{"step":1}\n{"st', 'ep":2}\n\n', '{"step":3}\n'];
+    const body = new ReadableStream({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+    return new Response(body, {
+      headers: { "content-type": sse ? "text/event-stream" : "application/x-ndjson" },
+    });
+  }
   if (url.pathname === "/openapi.json") return json(petstoreDocument);
   if (url.pathname === "/openapi/tricks.json") return json(tricksDocument);
   if (url.pathname === "/openapi/elsewhere.json")

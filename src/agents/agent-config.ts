@@ -13,10 +13,14 @@ import {
   checkProviderNames,
   isBuiltinToolName,
   McpServerConfig,
+  maxMcpInitConcurrency,
   outputReaderName,
   ProviderConfig,
   QueueName,
+  RouterConfig,
+  ToolAliases,
   ToolConfig,
+  toolAliasProblems,
 } from "../tools";
 import { A2aFaceConfig } from "./a2a-face-config";
 import { normalizeAgentConfig } from "./agent-config-aliases";
@@ -50,10 +54,18 @@ const AgentConfigFields = z
     tools: z.array(ToolConfig).max(128).default([]),
     /** Approvals for tools the config does not list itself: built-ins and MCP tools (`server__tool`), by name. */
     approvals: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "A tool name"), ApprovalConfig).optional(),
+    /** Other names the model may call a tool by (`tools/config/tool-aliases.ts`). */
+    aliases: ToolAliases,
     mcp: z
       .object({ servers: z.array(McpServerConfig).max(16).default([]) })
       .strict()
       .optional(),
+    /** Agents this one may hand a conversation to (`router__handoff-to`). */
+    router: RouterConfig.optional(),
+    /** Connect the MCP servers when the agent is created or its config replaced, not at its first cycle (`tools/mcp/warm-up-servers.ts`). */
+    warmup: z.boolean().optional(),
+    /** How many MCP servers warmup connects at a time (default 4). */
+    mcpInitConcurrency: z.number().int().min(1).max(maxMcpInitConcurrency).optional(),
     /** Tool sources besides `tools` and `mcp` (OpenAPI documents, sub-agents); their tools are `{name}__{tool}`. */
     providers: z.array(ProviderConfig).max(16).optional(),
     /** Named queues tools and providers refer to with `queue`: at most `concurrency` calls at a time, across cycles. */
@@ -145,6 +157,9 @@ const AgentConfigFields = z
         });
       }
     }
+    const canHave = (name: string) => isBuiltinToolName(name) || name === outputReaderName || config.tools.some((tool) => tool.name === name);
+    const providerOf = (name: string) => providerNames.find((provider) => name.startsWith(`${provider}__`));
+    for (const problem of toolAliasProblems(config.aliases, canHave, providerOf)) context.addIssue({ code: "custom", path: problem.path, message: problem.message });
     const seen = new Map<string, number>();
     config.tools.forEach((tool, index) => {
       if (isBuiltinToolName(tool.name)) {

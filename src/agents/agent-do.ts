@@ -40,6 +40,7 @@ import {
   type ToolOutcome,
   ToolQueues,
   type ToolRuntime,
+  warmUpServers,
 } from "../tools";
 import { type WebhookDelivery, WebhookSender } from "../webhooks/webhook-sender";
 import { PendingCallOwner, type SubmitAnswer } from "./pending-call-owner";
@@ -353,12 +354,26 @@ export class AgentDO extends DurableObject<AppEnv> {
     this.#spaces = undefined;
   }
 
-  /** The config was replaced: reload it, restart a scripted model's turns, end MCP sessions and forget cached answers. */
+  /** The config was replaced: reload it, restart a scripted model's turns, end MCP sessions and forget cached answers; with `warmup`, connect again now. */
   async configReplaced(): Promise<void> {
     this.#agent = undefined;
     this.#storage.delete("scripted_turn");
     this.#cache.clear();
     void this.#mcp.closeAll().catch((error: unknown) => console.error("could not close MCP connections", error));
+    await this.warmup();
+  }
+
+  /** With `warmup` in the config: the MCP servers connect now (in the background), not at the first cycle. */
+  async warmup(): Promise<{ started: boolean }> {
+    const agent = await this.#loadAgent();
+    if (!agent?.config.warmup) return { started: false };
+    const warming = warmUpServers(this.#mcp, agent.config.mcp?.servers ?? [], this.env, agent.config.mcpInitConcurrency, (result) =>
+      result.ok
+        ? this.#publish("mcp.server.connected", { server: result.server, tools: result.tools, reused: false, warmup: true })
+        : this.#publish("mcp.server.failed", { server: result.server, error: result.error, warmup: true }),
+    );
+    this.ctx.waitUntil(warming.catch((error: unknown) => console.error("MCP warmup failed", error)));
+    return { started: true };
   }
 
   /** Plans written by an import (not by a tool of a cycle): each gets its deadline, and the alarm follows. */

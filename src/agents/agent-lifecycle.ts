@@ -9,6 +9,10 @@ import type { PlanSchedule } from "../knowledge/knowledge-context";
 import { agentStub } from "./agent-stub";
 
 export const agentLifecycle = {
+  /** A new agent whose config asks for warmup connects its MCP servers now. */
+  async created(env: AppEnv, agentId: string): Promise<void> {
+    await agentStub(env, agentId).warmup();
+  },
   async configReplaced(env: AppEnv, agentId: string): Promise<void> {
     await agentStub(env, agentId).configReplaced();
   },

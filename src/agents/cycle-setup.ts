@@ -173,6 +173,7 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
       run.notes.push({ at: new Date().toISOString(), kind: "final_report", message: `${report.status}: ${preview.slice(0, 200)}`, toolCallId, report });
       journal.saveRun(run);
     },
+    listTools: () => pipeline.listing(),
     ...(reflection && { reflection: true }),
     trace,
   };

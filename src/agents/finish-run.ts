@@ -11,6 +11,7 @@ import { z } from "zod";
 import { getDatabase } from "../db/client";
 import type { RunNote, RunToolCall } from "../db/runs";
 import { runs } from "../db/schema";
+import { parentRunIdOf } from "../db/run-trees";
 import type { AppEnv } from "../env";
 import type { AgentStorage } from "./agent-storage";
 import { compactToolResults, trimConsciousness } from "./consciousness";
@@ -147,7 +148,7 @@ export async function writeRunRecord(env: AppEnv, storage: AgentStorage, record:
   try {
     await getDatabase(env.DB)
       .insert(runs)
-      .values({ id: record.runId, agentId: record.agentId, agentEntityId: record.agentEntityId, ...values })
+      .values({ id: record.runId, agentId: record.agentId, agentEntityId: record.agentEntityId, parentRunId: parentRunIdOf(record.trigger), ...values })
       .onConflictDoUpdate({ target: runs.id, set: values });
   } catch (error) {
     console.error("could not write the run record; the alarm will try again", record.runId, error);

@@ -10,6 +10,7 @@
 import type { ModelMessage } from "ai";
 import { createDatabase, type StatementCounter } from "../db/client";
 import { runs } from "../db/schema";
+import { parentRunIdOf } from "../db/run-trees";
 import { createId } from "../ids";
 import { SpaceEventBuffer } from "../spaces/space-event-buffer";
 import { messageIdForCall, pendingToolNames, settleCard } from "../tools";
@@ -23,7 +24,7 @@ import { commitRunEnd, type RunEnd, writeRunRecord } from "./finish-run";
 import { sendQueuedAnswers } from "./subagent-answers";
 import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
-import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, shouldReflect } from "./reflection/reflection";
+import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, reflectionNote, shouldReflect } from "./reflection/reflection";
 import { inboxMessage } from "./system-prompt";
 import type { QueuedEvent } from "./inbox-event";
 import { jumpTurn } from "../models/scripted-jump";
@@ -169,7 +170,7 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
       // Written while the cycle starts thinking; the end of the run writes the full record either way.
       runRowWritten = database
         .insert(runs)
-        .values({ id: run.runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger })
+        .values({ id: run.runId, agentId: agent.id, agentEntityId: agent.entityId, status: "running", trigger, parentRunId: parentRunIdOf(trigger) })
         .onConflictDoNothing()
         .catch((error: unknown) => {
           console.error("could not write the run's start", run.runId, error);
@@ -270,6 +271,8 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
     if (host.signals.deleted.aborted) return { status: "idle" };
     // A reflection pass leaves the consciousness as the cycle it reflected on left it, and is never reflected on.
     const reflect = shouldReflect(agent.config, records, prepared.reflection);
+    // Not saved with the journal here: a pass continued after a crash before its end adds it then, once.
+    if (prepared.reflection && !run.notes.some((note) => note.kind === "reflection")) run.notes.push(reflectionNote(records, storage.claimed(run.runId)));
     await finish(host, run, audience, spaceEvents, {
       status: "completed",
       ...(!prepared.reflection && { messages }),

@@ -13,6 +13,7 @@ import { getAgent } from "../agents/agent-record";
 import { agentNotFound } from "../db/agent-not-found";
 import { getDatabase } from "../db/client";
 import { getRun, listRuns } from "../db/runs";
+import { withRunTrees } from "../db/run-trees";
 import { pendingToolCalls } from "../db/schema";
 import { notFound } from "../errors";
 import { createRouter, newId } from "./context";
@@ -27,7 +28,7 @@ import type { AppEnv } from "../env";
 import { traceparentHeader, traceparentOf } from "../telemetry/trace-context";
 
 /** A run with its tool calls summed up per tool (the numbers on the run record). */
-const withToolStats = (run: RunRecord) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
+const withToolStats = <R extends RunRecord>(run: R) => ({ ...run, toolStats: runToolStats(run.toolCalls) });
 
 const Run = z
   .object({
@@ -44,6 +45,9 @@ const Run = z
     d1Statements: z.number().nullable(),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    parentRunId: z.string().nullable().openapi({ description: "The run whose sub-agent call gave this run its task; null for any other run" }),
+    childRunIds: z.array(z.string()).openapi({ description: "The runs of the sub-agent tasks this run gave, oldest first" }),
+    totalUsage: z.unknown().openapi({ description: "This run's usage with the usage of every sub-agent run under it added (`usage` is the run's own)" }),
     /** `GET /api/runs/:runId` only: the run's calls still waiting for an answer, with their callback URLs. */
     pendingCalls: z
       .array(
@@ -97,7 +101,8 @@ export async function runRecord(env: AppEnv, requestOrigin: string, runId: strin
       callbackUrl: await callbackUrl(env.WEBHOOK_SECRET, origin, call.toolCallId, call.expiresAt),
     })),
   );
-  return { ...withToolStats(run), pendingCalls };
+  const [withTree] = await withRunTrees(database, [run]);
+  return { ...withToolStats(withTree), pendingCalls };
 }
 
 const listRoute = <Q extends z.ZodObject>(path: string, name: string, schema: z.ZodType, query: Q) =>
@@ -133,7 +138,8 @@ export const agentActivityRoutes = createRouter()
     const { agentId } = c.req.valid("param");
     await requireAgent(c.env, agentId);
     const { limit = 20 } = c.req.valid("query");
-    return c.json({ runs: (await listRuns(getDatabase(c.env.DB), agentId, limit)).map(withToolStats) }, 200);
+    const database = getDatabase(c.env.DB);
+    return c.json({ runs: (await withRunTrees(database, await listRuns(database, agentId, limit))).map(withToolStats) }, 200);
   })
   .openapi(listRoute("/api/agents/{agentId}/goals", "goals", z.unknown(), noQuery), async (c) => {
     const { agentId } = c.req.valid("param");

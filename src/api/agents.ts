@@ -59,6 +59,7 @@ export const agentRoutes = createRouter()
         database.insert(entities).values({ id: entityId, type: "agent", name: config.agent.name }).onConflictDoNothing({ target: entities.id }),
         database.insert(agents).values({ id, entityId, name: config.agent.name, config, createdAt: now, updatedAt: now }).onConflictDoNothing({ target: agents.id }),
       ]);
+      if (config.warmup) await agentLifecycle.created(c.env, id);
       return c.json({ id, entityId, name: config.agent.name }, 201);
     },
   )

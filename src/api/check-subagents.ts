@@ -10,6 +10,7 @@ import { chunked } from "../db/chunked";
 import type { Database } from "../db/client";
 import { agents } from "../db/schema";
 import { validationError } from "./context";
+import { destinationsOf } from "../tools";
 
 /** `at` is where the config sits in the request body, for the paths of the problems. */
 export async function checkSubagents(config: AgentConfig, database: Database, at: (string | number)[] = ["config"]): Promise<void> {
@@ -21,6 +22,9 @@ export async function checkSubagents(config: AgentConfig, database: Database, at
     if (provider.type !== "agents") return;
     for (const [agentIndex, agent] of provider.agents.entries()) wanted.push({ agentId: agent.agentId, path: [...at, "providers", index, "agents", agentIndex, "agentId"] });
   });
+  if (config.router) {
+    for (const [index, destination] of destinationsOf(config.router).entries()) wanted.push({ agentId: destination.agentId, path: [...at, "router", "destinations", index] });
+  }
   if (wanted.length === 0) return;
   const ids = [...new Set(wanted.map((entry) => entry.agentId))];
   const found = new Set<string>();

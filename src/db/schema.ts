@@ -98,8 +98,10 @@ export const runs = sqliteTable(
     d1Statements: integer("d1_statements"),
     createdAt: createdAt(),
     finishedAt: text("finished_at"),
+    /** The run whose sub-agent call gave this run its task (the first such task when it took several); null for any other run. */
+    parentRunId: text("parent_run_id"),
   },
-  (table) => [index("runs_agent_idx").on(table.agentId, table.createdAt)],
+  (table) => [index("runs_agent_idx").on(table.agentId, table.createdAt), index("runs_parent_idx").on(table.parentRunId)],
 );
 
 /** A tool call waiting for a result from outside (docs/tools.md, "Waiting for results"). */

@@ -14,6 +14,8 @@ export const AgentTaskEvent = z.object({
   fromAgentId: z.string(),
   fromEntityId: z.string(),
   fromName: z.string(),
+  /** The caller's run: the new run's parent (absent from tasks given before runs named their parents). */
+  fromRunId: z.string().optional(),
   task: z.string(),
   /** 1 for a task from an agent no one gave a task; one more for each agent in between. */
   depth: z.number().int().min(1).max(64),

@@ -11,9 +11,14 @@ export type ReadLimitedBodyOptions = {
   interrupted?: Promise<never>;
   /** `truncate` keeps the first `maxBytes` (for error snippets) instead of failing. */
   overflow?: "fail" | "truncate";
+  /** Each chunk as it arrives, once it is within the cap (a streamed answer read record by record). */
+  onChunk?: (chunk: Uint8Array) => void;
 };
 
-export async function readLimitedBody(body: ReadableStream<Uint8Array> | null, { maxBytes, interrupted, overflow = "fail" }: ReadLimitedBodyOptions): Promise<LimitedBody> {
+export async function readLimitedBody(
+  body: ReadableStream<Uint8Array> | null,
+  { maxBytes, interrupted, overflow = "fail", onChunk }: ReadLimitedBodyOptions,
+): Promise<LimitedBody> {
   if (body === null) return { ok: true, bytes: new Uint8Array() };
   const reader = body.getReader();
   const stop = () => void reader.cancel().catch(() => undefined);
@@ -32,6 +37,7 @@ export async function readLimitedBody(body: ReadableStream<Uint8Array> | null, {
       }
       chunks.push(value);
       total += value.byteLength;
+      onChunk?.(value);
     }
   } catch (error) {
     stop();

@@ -9,6 +9,9 @@
 export { builtinConfigFields, builtinConfigProblems } from "./config/builtin-config";
 export { webSearchKeyName } from "./config/web-search-config";
 export { cycleEndingTools, isBuiltinToolName } from "./config/builtin-tool-names";
+export { ToolAliases, toolAliasProblems } from "./config/tool-aliases";
+export { maxMcpInitConcurrency, warmUpServers } from "./mcp/warm-up-servers";
+export { destinationsOf, RouterConfig } from "./config/router-config";
 export { checkGatewayConfig, checkHeaderSecrets } from "./config/check-gateway-config";
 export { McpServerConfig } from "./config/mcp-server-config";
 export { ProviderConfig } from "./config/provider-config";

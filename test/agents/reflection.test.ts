@@ -60,6 +60,29 @@ describe("reflection after a cycle", () => {
     expect(kept).not.toContain("reflection on run");
   });
 
+  it("the pass answers in the catalogue's shape: its run record notes {assessment, toolCallsCount} with the run it reflected on", async () => {
+    const world = await catalogueAgent({ builtins: ["spaces", "notes"], reflection: { enabled: true } }, (spaceId) => [
+      {
+        toolCalls: [
+          { name: "enter_space", args: { spaceId } },
+          { name: "skip", args: {} },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: "notes_write", args: { path: "a.md", content: "one" } },
+          { name: "notes_append", args: { path: "a.md", entry: "two" } },
+        ],
+      },
+      { text: "Kept two facts." },
+    ]);
+    await world.wake();
+    const [work, reflection] = await waitForRuns(world.agent.id, 2);
+    expect(reflection.notes).toMatchObject([{ kind: "reflection", message: "Kept two facts.", report: { assessment: "Kept two facts.", toolCallsCount: 2, runId: work.id } }]);
+    // An ordinary run has no such note.
+    expect(work.notes.filter((note) => note.kind === "reflection")).toEqual([]);
+  });
+
   it("no reflection after a cycle that only skipped, nor when the config does not ask for it", async () => {
     const quiet = await catalogueAgent({ builtins: ["spaces", "notes"], reflection: { enabled: true } }, () => [{ toolCalls: [{ name: "skip", args: {} }] }]);
     await quiet.wake();

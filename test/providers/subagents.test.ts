@@ -3,7 +3,7 @@ import type { AgentDO } from "../../src/agents/agent-do";
 import { AgentStorage } from "../../src/agents/agent-storage";
 import { describe, expect, it } from "vitest";
 import { secret } from "../support/api";
-import { agentObject, createAgent, settledRuns, waitForRuns, waitUntil } from "../support/agents";
+import { agentObject, createAgent, type RunRecord, settledRuns, waitForRuns, waitUntil } from "../support/agents";
 import { providerWorld } from "../support/provider-world";
 import { skip } from "../support/tool-world";
 
@@ -34,6 +34,35 @@ describe("sub-agents as tools", () => {
       { type: "agent_task", toolCallId: parentRun.toolCalls[0].toolCallId, fromAgentId: world.agent.id, fromName: "Provided", task: "What is the capital of Peru?", depth: 1 },
     ]);
     expect(world.agentStream.ofType("tool.pending")[0].data).toMatchObject({ toolName: "team__geo", executionType: "agent", status: "waiting" });
+    world.close();
+  });
+
+  it("sub-agent runs form a tree: each run names its parent and children, and the parent's total usage holds its children's", async () => {
+    const grandchild = await createAgent(scripted("Leaf", [{ text: "leaf answer" }]));
+    const child = await createAgent(
+      scripted("Middle", [{ toolCalls: [call("team__leaf", { task: "ask the leaf" })] }, { text: "middle answer" }], team([{ agentId: grandchild.id, name: "leaf" }])),
+    );
+    const world = await providerWorld(team([{ agentId: child.id, name: "middle" }]), () => [
+      { toolCalls: [call("team__middle", { task: "ask the middle" })] },
+      { toolCalls: [skip] },
+    ]);
+    await world.wake();
+    const [parentRun] = await waitForRuns(world.agent.id, 1, 15_000);
+    const [childRun] = await settledRuns(child.id);
+    const [leafRun] = await settledRuns(grandchild.id);
+    expect(parentRun).toMatchObject({ parentRunId: null, childRunIds: [childRun.id] });
+    expect(childRun).toMatchObject({ parentRunId: parentRun.id, childRunIds: [leafRun.id] });
+    expect(leafRun).toMatchObject({ parentRunId: childRun.id, childRunIds: [] });
+    const tokens = (usage: RunRecord["usage"] | undefined) => [usage?.inputTokens ?? 0, usage?.outputTokens ?? 0, usage?.totalTokens ?? 0];
+    const sum = (...runs: RunRecord[]) => [0, 1, 2].map((index) => runs.reduce((total, run) => total + tokens(run.usage)[index], 0));
+    const totals = (run: RunRecord) => tokens(run.totalUsage);
+    expect(leafRun.usage?.totalTokens).toBeGreaterThan(0);
+    expect(totals(leafRun)).toEqual(sum(leafRun));
+    expect(totals(childRun)).toEqual(sum(childRun, leafRun));
+    expect(totals(parentRun)).toEqual(sum(parentRun, childRun, leafRun));
+    // The single run's route says the same as the list.
+    const { body } = await secret<RunRecord>(`/api/runs/${parentRun.id}`);
+    expect(body).toMatchObject({ parentRunId: null, childRunIds: [childRun.id], totalUsage: parentRun.totalUsage });
     world.close();
   });
 

@@ -54,6 +54,9 @@ export type RunRecord = {
   error: string | null;
   notes: { at: string; kind: string; message: string }[];
   d1Statements: number | null;
+  parentRunId?: string | null;
+  childRunIds?: string[];
+  totalUsage?: { inputTokens: number; outputTokens: number; totalTokens: number } | null;
 };
 
 export async function listRuns(agentId: string): Promise<RunRecord[]> {

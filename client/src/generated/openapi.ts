@@ -1957,6 +1957,10 @@ export type components = {
             approvals?: {
                 [key: string]: components["schemas"]["ApprovalConfig"];
             };
+            /** @description Other names the model may call a tool by: {"<alias>": "<tool name>"}; the tool is offered under both */
+            aliases?: {
+                [key: string]: string;
+            };
             mcp?: {
                 /** @default [] */
                 servers: {
@@ -1989,6 +1993,16 @@ export type components = {
                     auth?: components["schemas"]["McpAuth"];
                 }[];
             };
+            /** @description Agents this one may hand a conversation to (router__handoff-to): agent ids, or {agentId, name?, description?} */
+            router?: {
+                destinations: (string | {
+                    agentId: string;
+                    name?: string;
+                    description?: string;
+                })[];
+            };
+            warmup?: boolean;
+            mcpInitConcurrency?: number;
             providers?: components["schemas"]["ProviderConfig"][];
             queues?: {
                 [key: string]: {
@@ -2033,7 +2047,7 @@ export type components = {
                 toolOutputContextShare: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "memory" | "files" | "reports" | "images" | "env" | "tasks" | "calls" | "categories")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];
@@ -2630,6 +2644,12 @@ export type components = {
             d1Statements: number | null;
             createdAt: string;
             finishedAt: string | null;
+            /** @description The run whose sub-agent call gave this run its task; null for any other run */
+            parentRunId: string | null;
+            /** @description The runs of the sub-agent tasks this run gave, oldest first */
+            childRunIds: string[];
+            /** @description This run's usage with the usage of every sub-agent run under it added (`usage` is the run's own) */
+            totalUsage?: unknown;
             pendingCalls?: {
                 toolCallId: string;
                 /** @enum {string} */
@@ -2968,6 +2988,10 @@ export type components = {
             approvals?: {
                 [key: string]: components["schemas"]["ApprovalConfig"];
             };
+            /** @description Other names the model may call a tool by: {"<alias>": "<tool name>"}; the tool is offered under both */
+            aliases?: {
+                [key: string]: string;
+            };
             mcp?: {
                 /** @default [] */
                 servers?: {
@@ -3000,6 +3024,16 @@ export type components = {
                     auth?: components["schemas"]["McpAuth"];
                 }[];
             };
+            /** @description Agents this one may hand a conversation to (router__handoff-to): agent ids, or {agentId, name?, description?} */
+            router?: {
+                destinations: (string | {
+                    agentId: string;
+                    name?: string;
+                    description?: string;
+                })[];
+            };
+            warmup?: boolean;
+            mcpInitConcurrency?: number;
             providers?: components["schemas"]["ProviderConfig"][];
             queues?: {
                 [key: string]: {
@@ -3044,7 +3078,7 @@ export type components = {
                 toolOutputContextShare?: number;
             };
             /** @description Built-in tool groups the agent has; default ["spaces", "knowledge", "calls"] */
-            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "files" | "reports" | "images" | "env" | "tasks" | "calls")[];
+            builtins?: ("spaces" | "knowledge" | "time" | "http" | "search" | "data" | "notes" | "memory" | "files" | "reports" | "images" | "env" | "tasks" | "calls" | "categories")[];
             /** @description Built-in tools taken away from the groups the agent has */
             deniedTools?: string[];
             files?: components["schemas"]["FilesConfig"];

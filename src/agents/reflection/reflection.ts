@@ -9,6 +9,7 @@
  */
 import type { AgentIdentity } from "../../tools";
 import type { AgentConfig } from "../agent-config";
+import type { RunNote } from "../../db/runs";
 import type { StepRecord } from "../cycle-journal";
 import type { InboxEvent, QueuedEvent } from "../inbox-event";
 
@@ -34,6 +35,26 @@ export function shouldReflect(config: AgentConfig, records: StepRecord[], reflec
   if (!settings?.enabled || reflection) return false;
   const work = records.flatMap((record) => record.toolCalls).filter((call) => call.toolName !== "skip").length;
   return work >= settings.minToolCalls;
+}
+
+/**
+ * The pass's answer in the catalogue's shape, kept as a `reflection` note on
+ * its run record: `assessment` is the text of its last step that has text,
+ * `toolCallsCount` the tool calls it made, `runId` the run it reflected on.
+ */
+export function reflectionNote(records: StepRecord[], claimed: QueuedEvent[], at = new Date()): RunNote {
+  const assessment =
+    [...records]
+      .reverse()
+      .find((record) => record.step.text.trim().length > 0)
+      ?.step.text.trim() ?? "";
+  const reflected = claimed.find((queued) => queued.event.type === "reflection")?.event;
+  const report = {
+    assessment,
+    toolCallsCount: records.reduce((count, record) => count + record.toolCalls.length, 0),
+    ...(reflected?.type === "reflection" && { runId: reflected.runId }),
+  };
+  return { at: at.toISOString(), kind: "reflection", message: assessment.slice(0, 200), report };
 }
 
 export function buildReflectionPrompt(input: { system?: string; agent: AgentIdentity; instruction?: string; sections: string[]; now: Date }): string {

@@ -8,7 +8,7 @@
  */
 import type { Tool, ToolSet } from "ai";
 import type { ToolContext } from "../engine/tool-context";
-import { selectedBuiltinNames } from "../config/builtin-tool-names";
+import { builtinAliases, selectedBuiltinNames } from "../config/builtin-tool-names";
 import type { SerialQueue } from "../engine/serial-queue";
 import { createBatchTool } from "./batch-tool";
 import { createDataTools } from "./data-tools";
@@ -23,6 +23,7 @@ import { createSearchTools } from "./search-tools";
 import { createSpaceTools, selfOrderedTools } from "./space-tools";
 import { createTaskTools } from "./task-tools";
 import { createWaitTools } from "./wait-tools";
+import { createCategoryTools } from "./category-tools";
 import { createTimeTools } from "./time-tools";
 
 /** What a reflection pass may do: read and write notes, nothing else. */
@@ -61,6 +62,7 @@ const unorderedTools: ReadonlySet<string> = new Set([
   "session_archive_read",
   // Waiting is not a step in the built-ins' order: it must not hold the others back.
   "wait_for_results",
+  "list_by_category",
 ]);
 
 export function createBuiltinTools(context: ToolContext, queue: SerialQueue): ToolSet {
@@ -76,7 +78,7 @@ export function createBuiltinTools(context: ToolContext, queue: SerialQueue): To
     ...(has("http_request", "http_get", "http_post", "fetch_page") && createHttpTools(context)),
     ...(has("web_search") && createSearchTools(context)),
     ...(has("json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv") && createDataTools(context)),
-    ...(has("notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete") && createNotesTools(context)),
+    ...(has("notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete", ...Object.keys(builtinAliases)) && createNotesTools(context)),
     ...(has("read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file") && createFileTools(context)),
     ...(has("final_report", "task_status") && createReportTools(context)),
     ...(has("batch") && createBatchTool(context)),
@@ -84,12 +86,17 @@ export function createBuiltinTools(context: ToolContext, queue: SerialQueue): To
     ...(has("task_list", "task_replay", "session_archive_read") && createTaskTools(context)),
     ...(has("get_env", "set_env") && createEnvTools(context)),
     ...(has("wait_for_results") && createWaitTools(context)),
+    ...(has("list_by_category") && createCategoryTools(context)),
   };
+  for (const [alias, target] of Object.entries(builtinAliases)) if (all[target]) all[alias] = all[target];
   const tools: Record<string, Tool> = {};
   for (const [name, definition] of Object.entries(all)) {
     if (!names.has(name)) continue;
     const execute = definition.execute;
-    tools[name] = !execute || unorderedTools.has(name) ? definition : ({ ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool);
+    tools[name] =
+      !execute || unorderedTools.has(builtinAliases[name] ?? name)
+        ? definition
+        : ({ ...definition, execute: (input, options) => queue.run(() => execute(input, options)) } as Tool);
   }
   return tools;
 }

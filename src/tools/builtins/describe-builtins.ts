@@ -41,7 +41,9 @@ export async function describeBuiltins(context: RunIdentity & PlatformAccess & S
   if (kept("data").length > 0) {
     sections.push(section("Data", [`Your data tools: ${list("data")} (json_query speaks JMESPath).`]));
   }
-  if (kept("notes").length > 0) {
+  // The memory group is the notes tools under the catalogue's names: the same section, both names listed.
+  const notesTools = [...kept("notes"), ...kept("memory")].join(", ");
+  if (notesTools !== "") {
     let index: string[];
     try {
       index = await notesIndex(context.env.FILES, context.agent.agentId);
@@ -51,7 +53,7 @@ export async function describeBuiltins(context: RunIdentity & PlatformAccess & S
     }
     sections.push(
       section("Your notes", [
-        `Markdown documents only you can read and write, kept across cycles. Tools: ${list("notes")}. notes_patch replaces a passage that occurs exactly once. A "> Summary:" line (or the first line) is each note's summary below.`,
+        `Markdown documents only you can read and write, kept across cycles. Tools: ${notesTools}. notes_patch (memory_patch) replaces a passage that occurs exactly once. A "> Summary:" line (or the first line) is each note's summary below.`,
         ...(index.length > 0 ? index : ["(no notes yet)"]),
       ]),
     );

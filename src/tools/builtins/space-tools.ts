@@ -44,7 +44,17 @@ function compact(message: Message) {
     ...(message.text !== undefined && { text: message.text }),
     ...(message.parts?.some((part) => part.type === "tool_call") && {
       tools: message.parts.flatMap((part) =>
-        part.type === "tool_call" ? [{ toolName: part.toolName, status: part.status, ...(part.result !== undefined && { result: part.result }) }] : [],
+        // Another agent reading the space sees what a call was given and gave back, unless its tool shows itself minimally.
+        part.type === "tool_call"
+          ? [
+              {
+                toolName: part.toolName,
+                status: part.status,
+                ...(part.displayMode !== "minimal" && part.args !== undefined && { args: part.args }),
+                ...(part.displayMode !== "minimal" && part.result !== undefined && { result: part.result }),
+              },
+            ]
+          : [],
       ),
     }),
     ...(message.parts?.some((part) => part.type === "image") && {

@@ -14,6 +14,8 @@ export const builtinGroups = {
   search: ["web_search"],
   data: ["json_query", "json_parse", "json_stringify", "base64_encode", "base64_decode", "hash", "uuid", "csv_to_json", "json_to_csv"],
   notes: ["notes_list", "notes_read", "notes_write", "notes_append", "notes_patch", "notes_delete"],
+  /** The notes tools under the catalogue's names (`builtinAliases`). */
+  memory: ["memory_list", "memory_read", "memory_write", "memory_patch", "memory_append"],
   files: ["read_file", "write_file", "list_files", "edit_file", "grep_files", "move_file", "delete_file", "get_file_info", "share_file"],
   reports: ["final_report", "task_status", "batch"],
   images: ["generate_image"],
@@ -23,7 +25,21 @@ export const builtinGroups = {
   tasks: ["task_list", "task_replay", "session_archive_read"],
   /** Waiting for pending calls started in earlier steps (default, like `spaces` and `knowledge`). */
   calls: ["wait_for_results"],
+  /** The agent's tools by the catalogue's categories (`tool-categories.ts`). */
+  categories: ["list_by_category"],
 } as const;
+
+/**
+ * Built-ins that are another built-in under a second name: the same tool, its
+ * approval and its denial. The catalogue calls the notes tools `memory_*`.
+ */
+export const builtinAliases: Readonly<Record<string, BuiltinToolName>> = {
+  memory_list: "notes_list",
+  memory_read: "notes_read",
+  memory_write: "notes_write",
+  memory_patch: "notes_patch",
+  memory_append: "notes_append",
+};
 
 export type BuiltinGroup = keyof typeof builtinGroups;
 export type BuiltinToolName = (typeof builtinGroups)[BuiltinGroup][number];
@@ -39,8 +55,8 @@ const names: ReadonlySet<string> = new Set(builtinToolNames);
 
 export const isBuiltinToolName = (name: string): name is BuiltinToolName => names.has(name);
 
-/** Built-ins whose call, once it succeeded, ends the cycle (the step it is in is the last). */
-export const cycleEndingTools: ReadonlySet<string> = new Set(["skip", "sleep", "final_report"]);
+/** Tools whose call, once it succeeded, ends the cycle (the step it is in is the last): built-ins, and the router's handoff (`providers/router-provider.ts`). */
+export const cycleEndingTools: ReadonlySet<string> = new Set(["skip", "sleep", "final_report", "router__handoff-to"]);
 
 /** What a config says about built-ins (fields of the agent config). */
 export type BuiltinSelection = { builtins?: readonly string[]; deniedTools?: readonly string[] };
@@ -49,7 +65,8 @@ export type BuiltinSelection = { builtins?: readonly string[]; deniedTools?: rea
 export function selectedBuiltinNames(selection: BuiltinSelection): Set<BuiltinToolName> {
   const groups = (selection.builtins ?? defaultBuiltinGroups).filter((group): group is BuiltinGroup => group in builtinGroups);
   const denied = new Set(selection.deniedTools ?? []);
-  return new Set(groups.flatMap((group) => builtinGroups[group]).filter((name) => !denied.has(name)));
+  // A built-in denied under its own name is denied under its alias too.
+  return new Set(groups.flatMap((group) => builtinGroups[group]).filter((name) => !denied.has(name) && !(name in builtinAliases && denied.has(builtinAliases[name]))));
 }
 
 /** The groups an agent has (its `builtins`, or the default). */

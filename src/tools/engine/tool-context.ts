@@ -32,6 +32,8 @@ import type { ToolConfig } from "../config/tool-config";
 import type { WebhookEvent } from "../../webhooks/webhook-event";
 import type { ApprovalConfig } from "../config/wait-policy-config";
 import type { WebSearchConfig } from "../config/web-search-config";
+import type { ToolCategory } from "../config/tool-categories";
+import type { RouterConfig } from "../config/router-config";
 import type { SpanParent } from "../../telemetry/tracer";
 
 export type AgentIdentity = { agentId: string; entityId: string; name: string };
@@ -41,6 +43,10 @@ export type ToolSettings = {
   tools: ToolConfig[];
   /** Approvals of tools by the name the model calls them (a configured tool's own `approval` wins). */
   approvals?: Record<string, ApprovalConfig>;
+  /** Other names the model may call a tool by: alias → tool name (`config/tool-aliases.ts`). */
+  aliases?: Record<string, string>;
+  /** Agents the router may hand a conversation to (`providers/router-provider.ts`). */
+  router?: RouterConfig;
   /** Built-in groups (default: `spaces`, `knowledge` and `calls`) and tools taken away from them. */
   builtins?: readonly string[];
   deniedTools?: readonly string[];
@@ -252,7 +258,12 @@ export type CycleAccess = {
   runBatched(call: { toolName: string; input: unknown; modelToolCallId: string; toolCallId: string; abortSignal?: AbortSignal }): Promise<ToolOutcome>;
   /** Keeps the cycle's `final_report` on its run record (the same call reported again changes nothing). */
   reportFinal(toolCallId: string, report: FinalReport): void;
+  /** The cycle's tools as the model is offered them, each with its category (`list_by_category`). */
+  listTools?(): ToolListing[];
 };
+
+/** One of the cycle's tools as `list_by_category` shows it. */
+export type ToolListing = { name: string; category: ToolCategory; description: string };
 
 /** Where the spans of the cycle's calls go: under the run's root span (a no-op when tracing is off or the context has none). */
 export type TraceAccess = { trace?: SpanParent };

@@ -40,9 +40,11 @@ import { asSchema, dynamicTool, jsonSchema, type ModelMessage, type Tool, type T
 import { byteLength, checkJsonDepth } from "../../json";
 import type { MessagePart } from "../../protocol/message";
 import { stripTargetSpaceId, withTargetSpaceId } from "./display-tool-schema";
-import type { ToolContext } from "./tool-context";
+import type { ToolContext, ToolListing } from "./tool-context";
 import type { ToolStreamObserver } from "./tool-stream-observer";
 import type { ApprovalConfig } from "../config/wait-policy-config";
+import { builtinAliases } from "../config/builtin-tool-names";
+import type { ToolCategory } from "../config/tool-categories";
 import { formatArgumentError, validateToolArguments } from "./validate-tool-arguments";
 import { answeredByOnCard } from "./answered-by-on-card";
 import { messageIdForCall } from "./call-ids";
@@ -58,8 +60,14 @@ import { failed, isToolOutcome, outcomeError, outcomeFailureKind, outcomeStatus,
 import { executeToolSpan, waitSpan } from "../../telemetry/gen-ai-spans";
 import { noopSpan, type Span } from "../../telemetry/tracer";
 
-/** A tool of the cycle: an engine tool (any provider's `ResolvedTool`) or an AI SDK tool used as it is (the built-ins). */
-export type PipelineTool = { kind: "engine"; resolved: ResolvedTool } | { kind: "raw"; name: string; provider: string; tool: Tool };
+/**
+ * A tool of the cycle: an engine tool (any provider's `ResolvedTool`) or an AI SDK tool used as it is (the built-ins).
+ * `aliasOf`: the tool's own name, when it is offered under an alias (its approval follows it); `category`: the catalogue's.
+ */
+export type PipelineTool = ({ kind: "engine"; resolved: ResolvedTool } | { kind: "raw"; name: string; provider: string; tool: Tool }) & {
+  aliasOf?: string;
+  category?: ToolCategory;
+};
 
 /** The cycle's journal, as the pipeline uses it (the agent object's `CycleJournal`). */
 export type PipelineJournal = {
@@ -91,7 +99,10 @@ export function interruptedAfterApproval(name: string, toolCallId: string): Tool
 /** Why a call's arguments were refused: the problem, and what the model is told. */
 type Refusal = { detail: string; message: string };
 
-type Entry = { name: string; provider: string; offered: Tool } & ({ kind: "engine"; resolved: ResolvedTool } | { kind: "raw"; execute: NonNullable<Tool["execute"]> });
+type Entry = { name: string; provider: string; offered: Tool; aliasOf?: string; category?: ToolCategory } & (
+  | { kind: "engine"; resolved: ResolvedTool }
+  | { kind: "raw"; execute: NonNullable<Tool["execute"]> }
+);
 
 /** One call on its way through the stages. */
 type Call = {
@@ -141,10 +152,10 @@ export class ToolPipeline {
         const { resolved } = tool;
         const modelSchema = resolved.display.displayTool ? withTargetSpaceId(resolved.inputSchema) : resolved.inputSchema;
         const offered = dynamicTool({ description: resolved.description, inputSchema: jsonSchema(modelSchema), execute: execute(resolved.name), toModelOutput: toModel });
-        this.#tools.set(resolved.name, { kind: "engine", name: resolved.name, provider: resolved.provider, resolved, offered });
+        this.#tools.set(resolved.name, { kind: "engine", name: resolved.name, provider: resolved.provider, resolved, offered, aliasOf: tool.aliasOf, category: tool.category });
       } else if (tool.tool.execute) {
         const offered: Tool = { ...tool.tool, execute: execute(tool.name), toModelOutput: toModel };
-        this.#tools.set(tool.name, { kind: "raw", name: tool.name, provider: tool.provider, execute: tool.tool.execute, offered });
+        this.#tools.set(tool.name, { kind: "raw", name: tool.name, provider: tool.provider, execute: tool.tool.execute, offered, aliasOf: tool.aliasOf, category: tool.category });
       }
     }
     const engineTools = new Map(tools.flatMap((tool) => (tool.kind === "engine" ? [[tool.resolved.name, tool.resolved] as const] : [])));
@@ -154,6 +165,15 @@ export class ToolPipeline {
   /** The tools as the model is offered them; each call goes through `run`. */
   modelTools(): ToolSet {
     return Object.fromEntries([...this.#tools.values()].map((entry) => [entry.name, entry.offered]));
+  }
+
+  /** The tools offered, by name, with their category and description (`list_by_category`). */
+  listing(): ToolListing[] {
+    return [...this.#tools.values()].map((entry) => ({
+      name: entry.name,
+      category: entry.category ?? "custom",
+      description: typeof entry.offered.description === "string" ? entry.offered.description : "",
+    }));
   }
 
   /** Shows engine tools' calls in their space while the model writes them. */
@@ -271,7 +291,10 @@ export class ToolPipeline {
 
   #approvalOf(call: Call): ApprovalConfig | undefined {
     const { config } = this.#context;
-    const approval = config.tools.find((tool) => tool.name === call.toolName)?.approval ?? config.approvals?.[call.toolName];
+    // A call by an alias (the config's, or a built-in's such as memory_write) is gated as the tool it names.
+    const own = call.tool.aliasOf ?? call.toolName;
+    const names = [call.toolName, own, builtinAliases[own]].filter((name): name is string => name !== undefined);
+    const approval = config.tools.find((tool) => tool.name === own)?.approval ?? names.map((name) => config.approvals?.[name]).find((found) => found !== undefined);
     return needsApproval(approval, call.input) ? approval : undefined;
   }
 

@@ -7,6 +7,7 @@ import { parseJsonSafely } from "../../json";
 import { pinnedFetch, pinUrl } from "../../security/pinned-request";
 import { readLimitedBody } from "../../security/read-limited-body";
 import { buildGatewayRequest } from "./build-gateway-request";
+import { type StreamFormat, StreamedRecords, streamFormatOf } from "./streamed-records";
 import { withGatewayHeaders } from "../config/configured-headers";
 import type { GatewayExecutionInput } from "../config/tool-config";
 import type { GatewayRequest } from "./build-gateway-request";
@@ -23,6 +24,8 @@ export type GatewayToolOptions = {
   signal?: AbortSignal;
   /** Headers the gateway adds: the hop count always wins over a configured header; others (`idempotency-key`) yield to one. */
   extraHeaders?: Record<string, string>;
+  /** Each record of a streamed answer (NDJSON or SSE) as it arrives (`streamed-records.ts`): the call's progress. */
+  onProgress?: (update: { progress: number; message: string }) => void;
 };
 
 /** Why a request failed: the arguments or config could not make a request, the policy refused it, it took too long, or the upstream answered badly. */
@@ -48,7 +51,7 @@ export async function runGatewayTool(options: GatewayToolOptions): Promise<Gatew
   return sendGatewayRequest(built.request, { ...options, maxResponseBytes: options.execution.maxResponseBytes ?? options.maxResponseBytes });
 }
 
-export type SendOptions = Pick<GatewayToolOptions, "timeoutMs" | "maxResponseBytes" | "fetch" | "signal" | "extraHeaders">;
+export type SendOptions = Pick<GatewayToolOptions, "timeoutMs" | "maxResponseBytes" | "fetch" | "signal" | "extraHeaders" | "onProgress">;
 
 /**
  * Sends a request built elsewhere (a gateway tool's, an OpenAPI operation's):
@@ -92,7 +95,7 @@ export async function sendGatewayRequest(request: GatewayRequest, options: SendO
       }),
       interrupted,
     ]);
-    return await readAnswer(response, host, maxBytes, interrupted);
+    return await readAnswer(response, host, maxBytes, interrupted, options.onProgress);
   } catch (error) {
     if (interruption === "timeout") return { ok: false, error: `Tool request timed out after ${options.timeoutMs}ms`, kind: "timeout" };
     if (interruption === "cancelled") return { ok: false, error: "Tool request was cancelled", kind: "timeout" };
@@ -103,7 +106,7 @@ export async function sendGatewayRequest(request: GatewayRequest, options: SendO
   }
 }
 
-async function readAnswer(response: Response, host: string, maxBytes: number, interrupted: Promise<never>): Promise<GatewayToolResult> {
+async function readAnswer(response: Response, host: string, maxBytes: number, interrupted: Promise<never>, onProgress?: SendOptions["onProgress"]): Promise<GatewayToolResult> {
   const discard = () => void response.body?.cancel().catch(() => undefined);
   if (response.status >= 300 && response.status < 400) {
     discard();
@@ -135,6 +138,8 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   }
   const contentType = response.headers.get("content-type");
   const mediaType = contentType?.split(";")[0].trim().toLowerCase();
+  const format = streamFormatOf(mediaType);
+  if (format !== undefined) return readStreamedAnswer(response, format, maxBytes, interrupted, onProgress);
   if (mediaType !== undefined && mediaType !== "application/json" && !mediaType.endsWith("+json")) {
     discard();
     return { ok: false, error: `Tool returned a non-JSON response (content-type ${contentType})`, kind: "upstream" };
@@ -149,4 +154,23 @@ async function readAnswer(response: Response, host: string, maxBytes: number, in
   if (parsed.code === "too_deep") return { ok: false, error: `Tool response refused: ${parsed.message}`, kind: "upstream" };
   if (mediaType === undefined) return { ok: false, error: "Tool returned a non-JSON response (no content-type)", kind: "upstream" };
   return { ok: false, error: `Tool returned invalid JSON: ${parsed.message}`, kind: "upstream" };
+}
+
+/** Progress messages carry at most this much of a record's text. */
+const progressMessageCharacters = 200;
+
+/** A streamed answer, read record by record (each one progress), bounded like any answer: `{format, items}`. */
+async function readStreamedAnswer(
+  response: Response,
+  format: StreamFormat,
+  maxBytes: number,
+  interrupted: Promise<never>,
+  onProgress: SendOptions["onProgress"],
+): Promise<GatewayToolResult> {
+  const records = new StreamedRecords(format, (record, count) => onProgress?.({ progress: count, message: record.text.slice(0, progressMessageCharacters) }));
+  const body = await readLimitedBody(response.body, { maxBytes, interrupted, onChunk: (chunk) => records.push(chunk) });
+  if (!body.ok) return { ok: false, error: `Tool response exceeded ${maxBytes} bytes`, kind: "upstream" };
+  records.end();
+  if (records.problem !== undefined) return { ok: false, error: `Tool returned invalid NDJSON: ${records.problem}`, kind: "upstream" };
+  return { ok: true, value: { format, items: records.values } };
 }

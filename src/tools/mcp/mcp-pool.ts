@@ -79,6 +79,8 @@ export class McpPool {
   readonly #entries = new Map<string, Entry>();
   /** The last tool list of each server (name and URL), whoever's connection read it: offered while a person's cannot be read. */
   readonly #known = new Map<string, McpToolDefinition[]>();
+  /** Listings under way, by server config and person: the same listing asked for again joins the one running. */
+  readonly #listings = new Map<string, Promise<McpListing>>();
   /** What this pool did, for tests and the bench. */
   readonly counters: McpPoolCounters = { connects: 0, lists: 0, sessionsEnded: 0, reconnects: 0 };
 
@@ -88,6 +90,20 @@ export class McpPool {
    * connection (each person's token is theirs: connections are never shared).
    */
   async listing(server: McpServerConfig, env: Record<string, unknown>, now = Date.now(), person?: McpPerson): Promise<McpListing> {
+    // One listing of a server at a time: a cycle that starts while warmup connects waits for that connection rather than open a second.
+    const flight = `${person?.entityId ?? ""}:${canonicalJson(server)}`;
+    const running = this.#listings.get(flight);
+    if (running) return running;
+    const listed = this.#listing(server, env, now, person);
+    this.#listings.set(flight, listed);
+    try {
+      return await listed;
+    } finally {
+      this.#listings.delete(flight);
+    }
+  }
+
+  async #listing(server: McpServerConfig, env: Record<string, unknown>, now: number, person: McpPerson | undefined): Promise<McpListing> {
     const policy = urlPolicyOf(env);
     const urlProblem = outboundUrlProblem(server.url, policy);
     if (urlProblem !== undefined) return { ok: false, error: urlProblem, failures: 0, skipped: false };

@@ -10,6 +10,7 @@ import type { ToolContext } from "../engine/tool-context";
 import type { ToolStreamObserver } from "../engine/tool-stream-observer";
 import type { PipelineTool } from "../engine/tool-pipeline";
 import { ToolNames } from "../engine/tool-naming";
+import { toolCategory } from "../config/tool-categories";
 import { type ProviderTools, providedName, type ToolProvider } from "./tool-provider";
 
 export type ProviderInstructions = { provider: string; kind: string; text: string };
@@ -48,9 +49,28 @@ export async function assembleTools(context: ToolContext, providers: ToolProvide
         context.publish("tool.collision", { name, kept: claim.holder, refused: { provider: provider.name, tool: provided.origin }, error: claim.message });
         continue;
       }
-      tools.push(provided.kind === "engine" ? { kind: "engine", resolved: provided.resolved } : { kind: "raw", name, provider: provider.name, tool: provided.tool });
+      const category = toolCategory(provider.kind, provided.origin);
+      tools.push(
+        provided.kind === "engine" ? { kind: "engine", resolved: provided.resolved, category } : { kind: "raw", name, provider: provider.name, tool: provided.tool, category },
+      );
     }
   });
+
+  // Aliases last: a tool's own name always wins over another's alias.
+  for (const [alias, target] of Object.entries(context.config.aliases ?? {})) {
+    const tool = tools.find((candidate) => (candidate.kind === "engine" ? candidate.resolved.name : candidate.name) === target);
+    if (!tool) continue;
+    const claim = names.claim(alias, { provider: "aliases", tool: target });
+    if (!claim.ok) {
+      context.publish("tool.collision", { name: alias, kept: claim.holder, refused: { provider: "aliases", tool: target }, error: claim.message });
+      continue;
+    }
+    tools.push(
+      tool.kind === "engine"
+        ? { kind: "engine", resolved: { ...tool.resolved, name: alias, display: { ...tool.resolved.display, name: alias } }, aliasOf: target, category: tool.category }
+        : { ...tool, name: alias, aliasOf: target },
+    );
+  }
 
   const instructions = providers.flatMap((provider, index) => {
     const text = loaded[index].instructions?.trim();

@@ -70,6 +70,8 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
             signal: call.abortSignal,
             // Upstreams may de-duplicate a call done again after a restart; the hop stops loops through the gateway.
             extraHeaders: { "idempotency-key": call.toolCallId, [hopHeader]: String(context.hop + 1), ...traceHeader(call.span) },
+            // A streamed answer (NDJSON, SSE) reports each record as it comes: `tool.progress`, and `tool.streaming` on a card.
+            onProgress: (update: { progress: number; message: string }) => call.progress(update),
           };
           // Acting as a person: their token, or a wait for them to connect the account.
           if (actsAsPerson(config)) return runGatewayAsPerson(context, config, call, send);

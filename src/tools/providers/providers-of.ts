@@ -12,6 +12,7 @@ import { a2aProvider } from "./a2a-provider";
 import { builtinProvider } from "./builtin-provider";
 import { configuredProvider } from "./configured-provider";
 import { outputReaderProvider } from "./output-reader";
+import { routerProvider } from "./router-provider";
 import type { ToolProvider } from "./tool-provider";
 
 export function providersOf(config: ToolSettings): ToolProvider[] {
@@ -19,6 +20,7 @@ export function providersOf(config: ToolSettings): ToolProvider[] {
     builtinProvider(),
     outputReaderProvider(),
     configuredProvider(),
+    ...(config.router ? [routerProvider(config.router)] : []),
     ...(config.providers ?? []).map((provider) =>
       provider.type === "openapi" ? openApiProvider(provider) : provider.type === "a2a" ? a2aProvider(provider) : agentsProvider(provider),
     ),

@@ -52,6 +52,7 @@ export async function runSubagentCall(context: PendingCallContext, settings: Sub
           fromAgentId: context.agent.agentId,
           fromEntityId: context.agent.entityId,
           fromName: context.agent.name,
+          fromRunId: context.runId,
           task: taskText(call.args),
           depth,
           hop: context.hop + 1,
