@@ -52,6 +52,7 @@ const agentRecords = [
   "agent-config",
   "a2a-face-config",
   "agent-config-aliases",
+  "catalogue-tool-settings",
   "agent-record",
   "agent-lists",
   "agent-stub",

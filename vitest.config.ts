@@ -76,6 +76,9 @@ export default defineConfig(async () => {
                   TOOL_API_TOKEN: "test-tool-token",
                   // The client secret of tools that act as their agent by the client credentials grant (test/fake-remote.ts knows it).
                   AGENT_CLIENT_SECRET: "agent-secret",
+                  // The secrets the design documents' examples name (test/design-examples.test.ts takes them as written).
+                  WEATHER_API_KEY: "test-weather-key",
+                  WEB_SEARCH_API_KEY: "test-search-key",
                   // Connected accounts' tokens are sealed with this key (id "test1"; docs/accounts.md).
                   ACCOUNTS_KEYS: "test1:+C+D5F3BTe8O+QZXfG6qeCz7dfFdnW6mQXFRMjxPZu0=",
                 },

@@ -12,16 +12,20 @@
  * `<subject>-<n>.json` (n counts from 1 per document); a block with comments
  * (`/* … *\/` placeholders) is kept as `.jsonc`, and a block that is only a
  * piece of an object (a property without its braces) as `.fragment.txt`.
+ * The catalogue writes its configs in YAML: its `yaml` blocks are kept as
+ * `.yaml`, as written (the gateway reads JSON; the test converts them, as a
+ * user would).
  * `index.json` says where each came from (document, subject, line of the
  * block's first line) and what it is: `agent-config`, `tool-config`,
  * `mcp-server`, `orchestrator-config` (queues and per-server settings of the
- * orchestrator), `result` (an answer or a stored message) or `other`.
+ * orchestrator), `catalogue-config` (the catalogue's `tools` settings), `result` (an answer or a stored message) or `other`.
  *
  * Running it again rewrites the folder; the fixtures are committed, and
  * `test/design-examples.test.ts` reads them.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
 
 const root = resolve(import.meta.dirname, "..");
 const target = join(root, "test", "fixtures", "design-examples");
@@ -30,7 +34,7 @@ const target = join(root, "test", "fixtures", "design-examples");
 const subjects = [
   { heading: /^# 06 — Tool System$/, subject: "tool-system" },
   { heading: /^# Tool System$/, subject: "orchestrator" },
-  { heading: /^# Tools System$/, subject: "catalogue" },
+  { heading: /^# Tools System$/, subject: "catalogue", yaml: true },
   { heading: /^# Tool Space Messages/, subject: "display-tools" },
   { heading: /^# Hsafa Tools — Design Document$/, subject: "prebuilt-tools" },
 ];
@@ -88,11 +92,22 @@ export function kindOf(value) {
   if (isObject(value.mcp) && Array.isArray(value.mcp.servers)) return "mcp-server";
   if (typeof value.command === "string" || (typeof value.transport === "string" && typeof value.url === "string")) return "mcp-server";
   if (isObject(value.queues) || isObject(value.mcpServers)) return "orchestrator-config";
+  if (isObject(value.tools)) return "catalogue-config";
   if ("error" in value || isObject(value.tool_output) || Array.isArray(value.parts)) return "result";
   return "other";
 }
 
-const configKinds = new Set(["agent-config", "tool-config", "mcp-server", "orchestrator-config"]);
+const configKinds = new Set(["agent-config", "tool-config", "mcp-server", "orchestrator-config", "catalogue-config"]);
+
+/** A YAML block's value, when it is an object (a config), or undefined. */
+function parseYamlBlock(text) {
+  try {
+    const value = parseYaml(text);
+    return isObject(value) ? { parse: "yaml", value } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The fenced blocks of a Markdown text: info string, the line of their first line, their text. */
 export function fencedBlocks(text) {
@@ -137,17 +152,19 @@ function main() {
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
   const index = [];
-  for (const { subject } of subjects) {
+  for (const { subject, yaml } of subjects) {
     const document = documents.find((entry) => entry.subject === subject);
     let n = 0;
     for (const block of fencedBlocks(document.text)) {
-      const parsed = parseBlock(block.text);
-      if (block.info !== "json") {
+      const parsed = yaml && block.info === "yaml" ? parseYamlBlock(block.text) : parseBlock(block.text);
+      if (parsed?.parse === "yaml" && !configKinds.has(kindOf(parsed.value))) continue;
+      if (block.info !== "json" && parsed?.parse !== "yaml") {
         // Other fences hold code, diagrams and event lines: only a config written as JSON is taken from them.
         if (parsed?.parse !== "json" || !configKinds.has(kindOf(parsed.value))) continue;
       }
       n++;
-      const extension = parsed === undefined ? ".txt" : parsed.parse === "json" ? ".json" : parsed.parse === "jsonc" ? ".jsonc" : ".fragment.txt";
+      const extensions = { json: ".json", jsonc: ".jsonc", yaml: ".yaml", fragment: ".fragment.txt" };
+      const extension = parsed === undefined ? ".txt" : extensions[parsed.parse];
       const file = `${subject}-${n}${extension}`;
       writeFileSync(join(target, file), `${block.text}\n`);
       index.push({

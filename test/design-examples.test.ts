@@ -4,10 +4,11 @@
  * `scripts/extract-design-examples.mjs`), goes through the public routes: the
  * agent or tool is created, and a tool is called by a scripted model with the
  * outcome its document describes checked. Where the gateway deliberately
- * differs (docs/design-fidelity.md), the test pins the refusal and its reason,
+ * differs (docs/seeds.md), the test pins the refusal and its reason,
  * then completes the example the way the message says.
  */
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { callJson, createHuman, createSpace, memberHeaders, postMessage, secret } from "./support/api";
 import { createAgent, type RunRecord, settledRuns, waitForRuns, waitUntil } from "./support/agents";
 import { enter, skip, submitResult, toolWorld } from "./support/tool-world";
@@ -19,18 +20,19 @@ declare global {
   }
 }
 
-const texts = import.meta.glob("./fixtures/design-examples/*.{json,jsonc}", { eager: true, query: "?raw", import: "default" });
+const texts = import.meta.glob("./fixtures/design-examples/*.{json,jsonc,yaml}", { eager: true, query: "?raw", import: "default" });
 
 /** A fixture's value: JSON, or JSON with comments (the document's `/* … *\/` placeholders removed, as the extraction script reads them). */
 function fixture(file: string): Record<string, unknown> {
   const text = texts[`./fixtures/design-examples/${file}`];
   if (text === undefined) throw new Error(`no fixture ${file}`);
-  const value: unknown = JSON.parse(file.endsWith(".jsonc") ? text.replace(/\/\*[\s\S]*?\*\//g, "") : text);
+  // YAML is converted to JSON first, as a user would (the gateway reads JSON only).
+  const value: unknown = file.endsWith(".yaml") ? parseYaml(text) : JSON.parse(file.endsWith(".jsonc") ? text.replace(/\/\*[\s\S]*?\*\//g, "") : text);
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`${file} is not an object`);
   return { ...value };
 }
 
-const configKinds = new Set(["agent-config", "tool-config", "mcp-server", "orchestrator-config"]);
+const configKinds = new Set(["agent-config", "tool-config", "mcp-server", "orchestrator-config", "catalogue-config"]);
 const configs = index.filter((entry) => configKinds.has(entry.kind));
 
 type Problem = { path: string; message: string };
@@ -47,22 +49,17 @@ async function storedConfig(agentId: string): Promise<Record<string, unknown>> {
 const scripted = { provider: "scripted", turns: [] };
 
 /**
- * The document's field table requires `description` and `inputSchema`, and
- * several of its examples leave them out for brevity: the gateway keeps the
- * table's rule. Such an example is refused naming exactly those fields; this
- * adds them (an empty object schema: the examples take no input).
+ * The document's field table lists `description` and `inputSchema`, and
+ * several of its examples leave them out for brevity: the gateway takes such
+ * an example as written (the model is shown the tool's name as its
+ * description and an input of no fields). `omits` names what the example
+ * leaves out, checked here so the case stays honest.
  */
-async function completed(tool: Record<string, unknown>, needs: ("description" | "inputSchema")[]): Promise<Record<string, unknown>> {
-  if (needs.length > 0) {
-    const refused = await createRefused({ agent: { name: "as-written" }, model: scripted, tools: [tool] });
-    expect(refused.status).toBe(400);
-    expect(refused.problems.map((problem) => problem.path).sort()).toEqual(needs.map((field) => `config.tools.0.${field}`).sort());
-  }
-  return {
-    ...(needs.includes("description") && { description: `${tool.name} (the example's description)` }),
-    ...(needs.includes("inputSchema") && { inputSchema: { type: "object" } }),
-    ...tool,
-  };
+async function completed(tool: Record<string, unknown>, omits: ("description" | "inputSchema")[]): Promise<Record<string, unknown>> {
+  for (const field of omits) expect(tool[field], field).toBeUndefined();
+  const accepted = await createRefused({ agent: { name: "as-written" }, model: scripted, tools: [tool] });
+  expect(accepted.status, JSON.stringify(accepted.problems)).toBe(201);
+  return tool;
 }
 
 function callOf(run: RunRecord, name: string) {
@@ -194,10 +191,32 @@ const cases: Record<string, () => Promise<void>> = {
       ],
     });
   },
+  // A REST tool of the orchestrator: a gateway tool here, `${parameters.city}` the `{{city}}` placeholder, `${WEATHER_API_KEY}` the Worker secret.
   "orchestrator-2.json": async () => {
-    // A REST tool is named by its key in the orchestrator's config and fills `${parameters.x}`; here a tool has a name and `{{x}}`: not yet taken as written.
-    const refused = await createRefused({ agent: { name: "rest" }, model: scripted, tools: [fixture("orchestrator-2.json")] });
-    expect(refused.status).toBe(400);
+    const written = fixture("orchestrator-2.json");
+    // The orchestrator names it by its key in its config; a tool here carries its name, and one without is refused saying so.
+    const refused = await createRefused({ agent: { name: "rest" }, model: scripted, tools: [written] });
+    expect(refused).toEqual({ status: 400, problems: [expect.objectContaining({ path: "config.tools.0.name", message: expect.stringContaining("Required") })] });
+    const tool = { name: "weather_api", ...written };
+    const before = (await recorded("stray")).length;
+    const world = await toolWorld([tool], (spaceId) => [{ toolCalls: [enter(spaceId), { name: "weather_api", args: { city: "São Paulo" } }, skip] }]);
+    expect((await storedConfig(world.agent.id)).tools).toEqual([
+      {
+        name: "weather_api",
+        description: "Get weather data for a city",
+        inputSchema: written.parametersSchema,
+        executionType: "gateway",
+        execution: { method: "GET", url: "https://api.weather.com/v1/{{city}}", headers: { Authorization: "Bearer ${env.WEATHER_API_KEY}" } },
+      },
+    ]);
+    await world.wake();
+    const [run] = await waitForRuns(world.agent.id, 1);
+    expect(callOf(run, "weather_api")).toMatchObject({ status: "completed", result: { stray: true } });
+    // Tests never reach the network: the fake remote answers the weather host and records what was sent.
+    const [sent] = ((await recorded("stray")).slice(before) as unknown as { method: string; url: string; headers: Record<string, string> }[]).filter((entry) =>
+      entry.url.startsWith("https://api.weather.com/v1/"),
+    );
+    expect(sent).toMatchObject({ method: "GET", url: "https://api.weather.com/v1/S%C3%A3o%20Paulo", headers: { authorization: "Bearer test-weather-key" } });
   },
   "orchestrator-3.json": async () => {
     const { queues, mcpServers } = fixture("orchestrator-3.json");
@@ -214,6 +233,40 @@ const cases: Record<string, () => Promise<void>> = {
         { name: "slow-service", queue: "slow-api" },
       ],
     });
+  },
+  // The catalogue's configs are YAML: converted to JSON, their `tools` settings are placed where they live here.
+  "catalogue-1.yaml": async () => {
+    const written = fixture("catalogue-1.yaml");
+    const refused = await createRefused({ agent: { name: "catalogue" }, model: scripted, ...written });
+    // A local subprocess: a Worker cannot start one, so `stdio` is refused with the transports it can use.
+    expect(refused.status).toBe(400);
+    expect(refused.problems).toContainEqual(expect.objectContaining({ path: "config.mcp.servers.0.transport", message: expect.stringMatching(/http.*sse/) }));
+    const { mcpServers } = written.tools as { mcpServers: Record<string, unknown>[] };
+    const remote = mcpServers.filter((server) => server.transport !== "stdio");
+    const agent = await createAgent({ agent: { name: "catalogue" }, model: scripted, tools: { mcpServers: remote } });
+    expect((await storedConfig(agent.id)).mcp).toEqual({ servers: [{ name: "remote-tools", transport: "sse", url: "http://localhost:3000/sse", enabled: true }] });
+    expect((await storedConfig(agent.id)).tools).toEqual([]);
+  },
+  "catalogue-2.yaml": async () => {
+    const written = fixture("catalogue-2.yaml");
+    const refused = await createRefused({ agent: { name: "catalogue" }, model: scripted, ...written });
+    expect(refused.status).toBe(400);
+    expect(refused.problems).toContainEqual(expect.objectContaining({ path: "config.mcp.servers.0.transport", message: expect.stringMatching(/http.*sse/) }));
+    const settings = written.tools as Record<string, unknown> & { mcpServers: Record<string, unknown>[] };
+    const tools = { ...settings, mcpServers: settings.mcpServers.filter((server) => server.transport !== "stdio") };
+    const agent = await createAgent({ agent: { name: "catalogue" }, model: scripted, tools });
+    const stored = await storedConfig(agent.id);
+    expect(stored.limits).toMatchObject({ toolTimeout: 30000, maxConcurrentTools: 3 });
+    // The folders are the shared files area's (R2), not a disk's: `./data` is the folder `data/`.
+    expect(stored.files).toEqual({ prefixes: ["data/", "docs/", "src/"] });
+    // `${WEB_SEARCH_API_KEY}` names the Worker secret, stored the gateway's one way.
+    expect(stored.webSearch).toEqual({ provider: "tavily", apiKey: "${env.WEB_SEARCH_API_KEY}", maxResults: 10 });
+    expect(stored.mcp).toEqual({ servers: [{ name: "remote", transport: "sse", url: "http://localhost:3000/sse", enabled: false }] });
+    expect(stored.tools).toEqual([]);
+    // A setting given both ways is refused, not silently resolved; so is one the gateway does not know.
+    const both = await createRefused({ agent: { name: "both" }, model: scripted, limits: { toolTimeout: 5000 }, tools: { timeout: 30000 } });
+    expect(both).toMatchObject({ status: 400, problems: [expect.objectContaining({ path: "config.tools" })] });
+    expect((await createRefused({ agent: { name: "unknown" }, model: scripted, tools: { maxParallel: 3 } })).status).toBe(400);
   },
   "display-tools-1.json": () => imageExample("display-tools-1.json"),
   "display-tools-4.json": () => imageExample("display-tools-4.json"),

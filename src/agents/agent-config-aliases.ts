@@ -12,8 +12,10 @@
  * | a server's `requestTimeoutMs` (without `timeout`) | `timeout` | how long one call may take |
  *
  * Anything given both ways is left as written, so the check refuses it
- * rather than one silently winning.
+ * rather than one silently winning. The catalogue's `tools` settings object
+ * is placed first (`catalogue-tool-settings.ts`).
  */
+import { liftCatalogueToolSettings } from "./catalogue-tool-settings";
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +42,7 @@ function normalizeQueue(queue: unknown): unknown {
 /** An agent config with the orchestrator's forms rewritten; anything else is returned as it is. */
 export function normalizeAgentConfig(raw: unknown): unknown {
   if (!isRecord(raw)) return raw;
-  let config = raw;
+  let config = liftCatalogueToolSettings(raw);
   if (isRecord(config.mcpServers) && !("mcp" in config)) {
     const { mcpServers, ...rest } = config;
     config = { ...rest, mcp: { servers: Object.entries(mcpServers).map(([name, server]) => (isRecord(server) ? { name, ...server } : server)) } };

@@ -15,6 +15,7 @@ import { JsonSchemaObject } from "./json-schema-object";
 import { prebuiltActions, readOnlyPrebuiltActions } from "./prebuilt-actions";
 import { AnsweredBy, ApprovalConfig, WaitPolicyFields } from "./wait-policy-config";
 import { normalizeExecutionType } from "./execution-type-aliases";
+import { normalizeRestTool } from "./rest-tool-aliases";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
@@ -84,7 +85,13 @@ export const ToolCache = z
   .openapi("ToolCache");
 
 const common = {
-  name: z.string().regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
+  name: z
+    .string({
+      // The orchestrator names a REST tool by its key in its config: here the tool carries that name itself.
+      error: (issue) =>
+        issue.input === undefined ? "Required: the name the model calls this tool by (a REST tool written the orchestrator's way takes its key there as its name)" : undefined,
+    })
+    .regex(toolNamePattern, "Tool names match ^[a-zA-Z0-9_-]{1,64}$"),
   description: z.string().max(4096).optional(),
   inputSchema: JsonSchemaObject.optional(),
   /** What the answer of an `external`/`space` tool looks like: the space page builds its answer form from it. */
@@ -123,14 +130,8 @@ const ToolConfigUnion = z
     z.object({ ...common, executionType: z.literal("agent"), execution: AgentExecution }).strict(),
   ])
   .superRefine((tool, context) => {
-    if (tool.executionType !== "prebuilt" && tool.executionType !== "agent" && tool.executionType !== "image-generator") {
-      if (tool.description === undefined) {
-        context.addIssue({ code: "custom", path: ["description"], message: "Required (shown to the model)" });
-      }
-      if (tool.inputSchema === undefined) {
-        context.addIssue({ code: "custom", path: ["inputSchema"], message: "Required: a JSON Schema for the tool's input" });
-      }
-    }
+    // `description` and `inputSchema` may be left out, as the design documents' own examples do: the model is then
+    // shown the tool's name as its description and an input of no fields (`resolveConfiguredTool`).
     if (tool.executionType === "gateway" && outboundUrlProblem(tool.execution.url) === undefined) {
       for (const problem of checkGatewayConfig(tool.execution)) {
         context.addIssue({ code: "custom", path: ["execution", ...problem.path], message: problem.message });
@@ -195,9 +196,10 @@ export function checkApprovalConfig(approval: ApprovalConfig | undefined): { pat
 /**
  * ToolConfig, with the execution types of the earlier design
  * accepted under their old names and stored under the new ones
- * (`execution-type-aliases.ts`).
+ * (`execution-type-aliases.ts`), and the orchestrator's REST form taken as
+ * a gateway tool (`rest-tool-aliases.ts`).
  */
-export const ToolConfig = z.preprocess(normalizeExecutionType, ToolConfigUnion).openapi("ToolConfig");
+export const ToolConfig = z.preprocess((raw) => normalizeExecutionType(normalizeRestTool(raw)), ToolConfigUnion).openapi("ToolConfig");
 
 export type ToolConfig = z.infer<typeof ToolConfigUnion>;
 export type ExecutionType = ToolConfig["executionType"];

@@ -28,7 +28,8 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
       ? (config.description ?? prebuiltTools[config.execution.action].description)
       : config.executionType === "image-generator"
         ? (config.description ?? imageGeneratorDefaults.description)
-        : (config.description ?? "");
+        : // Left out (the design documents' examples often do): the name says at least what the tool is called.
+          (config.description ?? config.name);
   const inputSchema =
     config.executionType === "prebuilt"
       ? (config.inputSchema ?? prebuiltTools[config.execution.action].inputSchema)
