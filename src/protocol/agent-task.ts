@@ -20,6 +20,8 @@ export const AgentTaskEvent = z.object({
   /** 1 for a task from an agent no one gave a task; one more for each agent in between. */
   depth: z.number().int().min(1).max(64),
   hop: z.number().int().min(0).max(1_000).optional(),
+  /** The caller's tool span (W3C `traceparent`), when the caller traces: the task's run is a child of it. */
+  traceparent: z.string().max(64).optional(),
 });
 
 export type AgentTask = z.infer<typeof AgentTaskEvent>;

@@ -287,6 +287,21 @@ describe("OpenTelemetry traces", () => {
     for (const content of [text, "Umbrella?", "sunny", "Paris", '"no"']) expect(recorded).not.toContain(content);
   }, 120_000);
 
+  it("a sub-agent's run goes on in its caller's trace: its root span is a child of the call's execute_tool span", async () => {
+    const child = await admin.agents.create({ agent: { name: "Traced child" }, model: { provider: "scripted", turns: [{ text: "Lima." }] } });
+    const parent = await admin.agents.create({
+      agent: { name: "Traced parent" },
+      model: { provider: "scripted", turns: [{ toolCalls: [{ name: "team__geo", args: { task: "The capital of Peru?" } }] }, { text: "Lima, it says." }] },
+      providers: [{ name: "team", type: "agents", agents: [{ agentId: child.id, name: "geo" }] }],
+    });
+    await admin.agents.pushInbox(parent.id, { go: true });
+    const childRun = await until("the child's run completes", async () => (await admin.agents.runs(child.id)).runs.find((run) => run.status === "completed"));
+    const childRoot = await until("the child's root span arrives", () => receiver.spans().find((span) => attributesAsData(span)["switchboard.run.id"] === childRun.id));
+    const call = await until("the parent's call span arrives", () => receiver.spans().find((span) => span.name === "execute_tool team__geo" && span.traceId === childRoot.traceId));
+    expect(childRoot.parentSpanId).toBe(call.spanId);
+    expect(childRoot.name).toBe("invoke_agent Traced child");
+  }, 120_000);
+
   it("a run without a traceparent starts a trace of its own; a malformed one is ignored", async () => {
     const { agentId, spaceId, personId } = await world("Own trace agent");
     const { id: messageId } = await admin.messages.send(spaceId, { text: "hello", entityId: personId });

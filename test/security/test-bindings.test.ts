@@ -7,7 +7,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 
 const declared = ["SWITCHBOARD_VERSION", "DB", "FILES", "SPACE", "AGENT"];
-const testValues = ["TEST_MIGRATIONS", "GATEWAY_SECRET_KEY", "GATEWAY_PUBLIC_KEY", "JWT_SECRET", "WEBHOOK_SECRET", "TOOL_API_TOKEN", "AGENT_CLIENT_SECRET", "WEATHER_API_KEY", "WEB_SEARCH_API_KEY", "ACCOUNTS_KEYS"];
+const testValues = [
+  "TEST_MIGRATIONS",
+  "GATEWAY_SECRET_KEY",
+  "GATEWAY_PUBLIC_KEY",
+  "JWT_SECRET",
+  "WEBHOOK_SECRET",
+  "TOOL_API_TOKEN",
+  "AGENT_CLIENT_SECRET",
+  "WEATHER_API_KEY",
+  "WEB_SEARCH_API_KEY",
+  "ACCOUNTS_KEYS",
+];
 
 describe("test bindings", () => {
   it("are the config's and the tests' own, nothing read from a .dev.vars", () => {

@@ -56,6 +56,8 @@ export async function runSubagentCall(context: PendingCallContext, settings: Sub
           task: taskText(call.args),
           depth,
           hop: context.hop + 1,
+          // The trace goes on in the sub-agent: its run is a child of this call's span.
+          ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
         });
         if (delivered.ok) return undefined;
         // The row must not stay open: it is resolved with the failure, through its owner.
