@@ -6,47 +6,29 @@
  * protocol's "not supported" errors. Loaded lazily
  * by `a2a-routes.ts`, after the caller and the agent were checked there.
  *
- * A message without `taskId` is posted into its conversation (a space,
- * `conversation.ts`) as the caller's, mentioning the agent, which wakes it;
- * the run that takes it is the task. A message with the `taskId` of a task
- * that is `input-required` answers the call it waits on, through the result
- * route's own path (`mayAnswer`, then `answerPendingCall`: the agent's
- * object checks it against the tool's result schema).
+ * How a message is taken in (posted, or answering the call its task waits
+ * on) is `incoming-message.ts`; here the task it became is read, waited on,
+ * streamed or cancelled.
  */
 import type { AgentRecord } from "../agents/agent-record";
 import { agentStub } from "../agents/agent-stub";
 import type { ApiContext } from "../api/context";
-import { postAsCaller } from "../api/messages";
 import { maxBodyBytes } from "../api/request-body";
-import { mayAnswer } from "../api/who-may-answer";
 import { ApiError } from "../errors";
 import { parseJsonSafely } from "../json";
 import { AgentEvents } from "../mcp-face/agent-events";
-import { answerPendingCall } from "../api/answer-pending-call";
 import { readLimitedBody } from "../security/read-limited-body";
 import type { z } from "zod";
-import {
-  GetTaskParams,
-  interruptedStates,
-  type Message,
-  type OutPart,
-  protocolVersion,
-  SendMessageParams,
-  type StreamResponse,
-  type Task,
-  TaskIdParams,
-  terminalStates,
-} from "./a2a-types";
-import { type A2aCaller, conversationFor, speakerOf } from "./conversation";
-import { createPushConfig, deletePushConfigOf, getPushConfigOf, listPushConfigsOf, pushConfigOf, storePushConfig } from "./push-config-methods";
-import { nextChange, waitForRun } from "./follow-task";
+import { GetTaskParams, interruptedStates, protocolVersion, SendMessageParams, type StreamResponse, type Task, TaskIdParams, terminalStates } from "./a2a-types";
+import type { A2aCaller } from "./conversation";
+import { createPushConfig, deletePushConfigOf, getPushConfigOf, listPushConfigsOf } from "./push-config-methods";
+import { nextChange } from "./follow-task";
 import { invalidParams, RpcError, type RpcId, RpcRequest, rpcError, rpcErrorCodes, rpcResult, taskNotFound } from "./json-rpc";
-import { cancelReason, loadTask, openCalls, taskOf, taskState } from "./task-view";
+import { cancelReason, loadTask, taskOf, taskState } from "./task-view";
+import { begin, outPart, type Started } from "./incoming-message";
 
 export type A2aRequest = { c: ApiContext; caller: A2aCaller; agent: AgentRecord };
 
-/** How long a run may take to start on a message before the answer says it waits in the inbox. */
-const startWaitMs = 30_000;
 /** How long a blocking send waits for the task to finish or to need its caller. */
 const blockingWaitMs = 10 * 60_000;
 /** How long a cancellation waits for the run to stop. */
@@ -148,111 +130,6 @@ function toRpcError(error: unknown): RpcError {
   if (error instanceof ApiError) return fromApiError(error);
   console.error("an A2A request failed", error);
   return new RpcError(rpcErrorCodes.internalError, "Internal error");
-}
-
-/** What a message says, as the text of the conversation's message. */
-function textOf(message: Message): string {
-  return message.parts
-    .map((part) => {
-      if (part.text !== undefined) return part.text;
-      if (part.data !== undefined) return `\`\`\`json\n${JSON.stringify(part.data, null, 2)}\n\`\`\``;
-      if (part.url !== undefined) return `${part.filename ?? "A file"}: ${part.url}`;
-      throw new RpcError(rpcErrorCodes.contentTypeNotSupported, "Inline file bytes (raw parts) are not supported: give the file as a url part");
-    })
-    .join("\n\n");
-}
-
-/** An answer to a waiting call: one data part is the result as it is; text parts are it as a string. */
-function answerOf(message: Message): unknown {
-  const [first, ...rest] = message.parts;
-  if (rest.length === 0 && first.data !== undefined) return first.data;
-  if (message.parts.every((part) => part.text !== undefined)) return message.parts.map((part) => part.text).join("\n\n");
-  throw new RpcError(rpcErrorCodes.invalidParams, "Invalid parameters: answer a waiting call with one data part (the result) or with text");
-}
-
-type Started = { events: AgentEvents; taskId: string; contextId: string; userMessage?: Message };
-
-/** Posts the message (or answers the call it waits on); the events are open from before that, so nothing is missed. */
-async function begin(request: A2aRequest, params: SendMessageParams, signal: AbortSignal): Promise<Started | { message: unknown }> {
-  const { message } = params;
-  if (message.role !== "ROLE_USER") throw new RpcError(rpcErrorCodes.invalidParams, "Invalid parameters: message.role: a caller's message is ROLE_USER");
-  const push = pushConfigOf(request, params.configuration?.taskPushNotificationConfig);
-  const started = message.taskId !== undefined ? await answerTask(request, message, message.taskId) : await startTask(request, message, signal);
-  // Stored once the task exists: what it did before is in this answer, what it does after is pushed.
-  if (push && "taskId" in started) {
-    try {
-      await storePushConfig(request, started, push);
-    } catch (error) {
-      started.events.close();
-      throw error;
-    }
-  }
-  return started;
-}
-
-async function startTask(request: A2aRequest, message: Message, signal: AbortSignal): Promise<Started | { message: unknown }> {
-  const { c, agent, caller } = request;
-  const text = textOf(message);
-  const speaker = await speakerOf(c, agent, caller);
-  const contextId = await conversationFor(c, agent, caller, speaker, message.contextId);
-  const events = await AgentEvents.open(c.env, agent.id);
-  try {
-    const posted = await postAsCaller(c, caller, contextId, { text, ...(caller.kind === "secret" && { entityId: speaker }), mentions: [agent.entityId] });
-    const start = await waitForRun(events, posted.id, Date.now() + startWaitMs, signal);
-    if (start.kind === "started") return { events, taskId: start.runId, contextId, userMessage: message };
-    events.close();
-    if (start.kind === "refused") throw new RpcError(rpcErrorCodes.internalError, `The agent was not woken: ${start.reason}`);
-    // No run took the message in time (the agent is busy): it waits in the inbox; the answer says so, as a message.
-    return {
-      message: {
-        messageId: `${posted.id}-queued`,
-        contextId,
-        role: "ROLE_AGENT",
-        parts: [{ text: "Your message waits in the agent's inbox: no run has started on it yet. Send again on this contextId later, or read the conversation." }],
-      },
-    };
-  } catch (error) {
-    events.close();
-    throw error;
-  }
-}
-
-/** The caller answers the call an `input-required` task waits on. */
-async function answerTask(request: A2aRequest, message: Message, taskId: string): Promise<Started> {
-  const { c, agent, caller } = request;
-  const record = await loadTask(c.env, agent, caller, taskId);
-  if (!record) throw taskNotFound(taskId);
-  if (message.contextId !== undefined && message.contextId !== record.contextId)
-    throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: task "${taskId}" is not in context "${message.contextId}"`);
-  const state = taskState(record);
-  if (state !== "TASK_STATE_INPUT_REQUIRED") {
-    throw new RpcError(
-      rpcErrorCodes.unsupportedOperation,
-      `Task "${taskId}" is ${state}, not waiting for input: start a new task with a message on its contextId (without taskId)`,
-    );
-  }
-  const wanted = typeof message.metadata?.toolCallId === "string" ? message.metadata.toolCallId : undefined;
-  const open = openCalls(record).filter((call) => call.accountKey === null);
-  const call = wanted === undefined ? open[0] : open.find((entry) => entry.toolCallId === wanted);
-  if (!call) throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: metadata.toolCallId "${wanted}" names no call this task waits on`);
-  const permission = await mayAnswer(c.env, caller, call, call.toolCallId);
-  if (!permission.ok) throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: ${permission.reason}`);
-  const value = answerOf(message);
-  const events = await AgentEvents.open(c.env, agent.id);
-  try {
-    await answerPendingCall(c, call, { type: "ok", value });
-  } catch (error) {
-    events.close();
-    throw error;
-  }
-  return { events, taskId, contextId: record.contextId };
-}
-
-/** A part the caller sent, as the task's history shows it. */
-function outPart(part: Message["parts"][number]): OutPart {
-  if (part.text !== undefined) return { text: part.text };
-  if (part.url !== undefined) return { url: part.url, ...(part.mediaType && { mediaType: part.mediaType }), ...(part.filename && { filename: part.filename }) };
-  return { data: part.data ?? null };
 }
 
 /** The task as durable state has it; just after its run started the record may not be written yet: then it is working. */

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Run } from "../../client/src/index";
 import { type Delivery, DeliveryList } from "../../web/src/console/delivery-list";
 import { launchChromium } from "./chromium";
-import { receiver, subscriptionDeadLetter } from "./dead-letters";
+import { agentEvent, receiver, subscriptionDeadLetter } from "./dead-letters";
 import { admin, gateway } from "./gateway";
 
 const shots = process.env.SWITCHBOARD_SCREENSHOTS ?? join(tmpdir(), "switchboard-console");
@@ -40,13 +40,24 @@ const busy = { agentId: "", runId: "", pendingCallId: "" };
 /** The agent the console creates from a template. */
 let createdAgentId = "";
 
+/** Something a test waits on may have changed: a request of the page began or ended, or a receiver got a push. */
+const changes = new EventTarget();
+const changed = () => changes.dispatchEvent(new Event("change"));
+
+/** `read`'s value once it has one: read now, then again at each change (never on a timer), until `timeoutMs`. */
 async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // Listening before reading: a change during the read is not missed.
+    const next = new Promise<void>((resolve) => changes.addEventListener("change", () => resolve(), { once: true }));
     const value = await read();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)));
+    await Promise.race([next, expired]);
+    clearTimeout(timer);
   }
 }
 
@@ -78,6 +89,9 @@ beforeAll(async () => {
   page.on("request", (request) => isAgentStream(request) && openStreams.add(request));
   page.on("requestfinished", (request) => openStreams.delete(request));
   page.on("requestfailed", (request) => openStreams.delete(request));
+  page.on("request", changed);
+  page.on("requestfinished", changed);
+  page.on("requestfailed", changed);
 
   // An agent with a run to show: a call that works, one that fails inside the tool, one refused for its
   // arguments, and one left pending for an answer; then a reply.
@@ -110,10 +124,14 @@ beforeAll(async () => {
     ],
   });
   busy.agentId = agent.id;
+  const finished = agentEvent(agent.id, "agent.cycle.finished");
   await admin.agents.pushInbox(agent.id, { hello: "console" });
-  const run = await until("the busy agent's run", async () => (await admin.agents.runs(agent.id, { limit: 1 })).runs.find((candidate) => candidate.status === "completed"));
+  await finished;
+  const run = (await admin.agents.runs(agent.id, { limit: 1 })).runs.find((candidate) => candidate.status === "completed");
+  if (run === undefined) throw new Error("the busy agent's cycle finished without a completed run");
   busy.runId = run.id;
-  const pending = await until("the pending call", async () => (await admin.agents.pendingToolCalls(agent.id, { status: "pending" })).pendingToolCalls[0]);
+  // The call was left pending by the cycle that just finished.
+  const [pending] = (await admin.agents.pendingToolCalls(agent.id, { status: "pending" })).pendingToolCalls;
   if (typeof pending !== "object" || pending === null || !("toolCallId" in pending) || typeof pending.toolCallId !== "string") throw new Error("not a pending call");
   busy.pendingCallId = pending.toolCallId;
 });
@@ -308,7 +326,7 @@ describe("the operator console", () => {
   });
 
   it("subscribes a webhook (a refused URL shown under its field), deletes one, and redelivers a dead letter", async () => {
-    const listening = await receiver(200);
+    const listening = await receiver(200, changed);
     await openView("#webhooks");
     await page.fill("#webhook-url", "ftp://example.com/hook");
     await page.selectOption("#webhook-agent", busy.agentId);
@@ -340,7 +358,7 @@ describe("the operator console", () => {
   });
 
   it("shows every delivery attempt live from the agents' streams, as the receiver got it, and closes the streams when the view is left", async () => {
-    const hook = await receiver(503);
+    const hook = await receiver(503, changed);
     const subscribe = (target: { agentId: string } | { spaceId: string }) => admin.webhooks.create({ url: hook.url, events: ["run.completed"], ...target });
     // More agents with subscriptions than the console reads at once over HTTP/1.1 (4: `npm run dev` speaks HTTP/1.1),
     // subscribed first, so the two below are the newest and read.
@@ -453,7 +471,7 @@ describe("the operator console", () => {
     await openView("#webhooks");
     await deliveredRow.waitFor();
     await deadLettered.waitFor();
-    await until("the rows read again", async () => ((await page.locator("#deliveries-table tr.delivery").count()) >= shown ? true : undefined));
+    await page.waitForFunction((count) => document.querySelectorAll("#deliveries-table tr.delivery").length >= count, shown);
     await until("four stream requests open", async () => (openStreams.size === 4 ? true : undefined));
 
     // Leaving the view closes every stream; so does signing out (then signed in again for the tests after this one).

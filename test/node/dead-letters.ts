@@ -38,17 +38,22 @@ async function createAgent(config: Record<string, unknown>): Promise<{ id: strin
 
 /**
  * A receiver on loopback that records every push and answers `status` (200, or 503 for one that refuses; `answerWith`
- * changes it for the pushes to come); it stops when the test ends, or at `close()`.
+ * changes it for the pushes to come; `onPush` hears of each as it is answered); it stops when the test ends, or at `close()`.
  */
-export async function receiver(status: number): Promise<{ url: string; pushes: Push[]; answerWith(status: number): void; close(): Promise<void> }> {
+export async function receiver(
+  status: number,
+  onPush: (push: Push) => void = () => undefined,
+): Promise<{ url: string; pushes: Push[]; answerWith(status: number): void; close(): Promise<void> }> {
   const pushes: Push[] = [];
   let answer = status;
   const server: Server = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     request.on("end", () => {
-      pushes.push({ headers: request.headers, body, status: answer });
+      const push = { headers: request.headers, body, status: answer };
+      pushes.push(push);
       response.writeHead(answer).end();
+      onPush(push);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

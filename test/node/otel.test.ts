@@ -16,7 +16,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { z } from "zod";
 import { type AgentEvent, Switchboard, signToken } from "../../client/src/index";
 import { parseDotenv } from "../../scripts/parse-dotenv.mjs";
@@ -128,7 +128,7 @@ async function stopDevServer(): Promise<void> {
 }
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
+  receiver = await startOtlpReceiver(changed);
   upstream = await startUpstream();
   await startDevServer();
 }, 180_000);
@@ -148,13 +148,30 @@ async function waitingCall(agentId: string) {
   return row === undefined ? undefined : WaitingCall.parse(row);
 }
 
+/** Something a test waits on may have changed: an export reached the receiver, or an agent it watches sent an event. */
+const changes = new EventTarget();
+const changed = () => changes.dispatchEvent(new Event("change"));
+
+/** The agent's stream while the test runs: each of its events may change what the test waits on. */
+function watch(agentId: string): void {
+  const stream = admin.subscribeAgent(agentId, { afterSeq: 0 });
+  stream.on("event", changed);
+  onTestFinished(() => stream.close());
+}
+
+/** `probe`'s value once it has one: probed now, then again at each change (never on a timer), until `timeoutMs`. */
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // Listening before probing: a change during the probe is not missed.
+    const next = new Promise<void>((resolve) => changes.addEventListener("change", () => resolve(), { once: true }));
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([next, new Promise<void>((resolve) => (timer = setTimeout(resolve, remaining)))]);
+    clearTimeout(timer);
   }
 }
 
@@ -197,6 +214,7 @@ async function world(name: string) {
       },
     ],
   });
+  watch(agent.id);
   return { personId: person.id, agentId: agent.id, spaceId: space.id };
 }
 
@@ -294,6 +312,8 @@ describe("OpenTelemetry traces", () => {
       model: { provider: "scripted", turns: [{ toolCalls: [{ name: "team__geo", args: { task: "The capital of Peru?" } }] }, { text: "Lima, it says." }] },
       providers: [{ name: "team", type: "agents", agents: [{ agentId: child.id, name: "geo" }] }],
     });
+    watch(child.id);
+    watch(parent.id);
     await admin.agents.pushInbox(parent.id, { go: true });
     const childRun = await until("the child's run completes", async () => (await admin.agents.runs(child.id)).runs.find((run) => run.status === "completed"));
     const childRoot = await until("the child's root span arrives", () => receiver.spans().find((span) => attributesAsData(span)["switchboard.run.id"] === childRun.id));
@@ -331,7 +351,10 @@ describe("OpenTelemetry traces", () => {
     const { agentId, spaceId, personId } = await world("Hung endpoint agent");
     const events: AgentEvent[] = [];
     const stream = admin.subscribeAgent(agentId, { afterSeq: 0 });
-    stream.on("event", (event) => events.push(event));
+    stream.on("event", (event) => {
+      events.push(event);
+      changed();
+    });
     try {
       receiver.hold();
       await admin.messages.send(spaceId, { text: "first", entityId: personId });

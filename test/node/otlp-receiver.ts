@@ -79,7 +79,8 @@ export type OtlpReceiver = {
   close(): Promise<void>;
 };
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** `onRequest` hears of every request once it is decoded, held or refused (what a test waits on may have changed). */
+export async function startOtlpReceiver(onRequest: () => void = () => undefined): Promise<OtlpReceiver> {
   const exports: DecodedExport[] = [];
   let holding = false;
   const heldRequests: { request: IncomingMessage; response: ServerResponse }[] = [];
@@ -89,6 +90,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     request.on("end", () => {
       if (holding) {
         heldRequests.push({ request, response });
+        onRequest();
         return;
       }
       const body = Buffer.concat(chunks);
@@ -101,6 +103,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       } catch (error) {
         response.writeHead(400).end(String(error));
       }
+      onRequest();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
