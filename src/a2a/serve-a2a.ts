@@ -226,7 +226,8 @@ async function cancelTask(request: A2aRequest, taskId: string): Promise<Task> {
   if (terminalStates.has(state)) throw new RpcError(rpcErrorCodes.taskNotCancelable, `Task "${taskId}" is already ${state}`);
   const events = await AgentEvents.open(c.env, agent.id);
   try {
-    const stopped = await agentStub(c.env, agent.id).abortRun(cancelReason);
+    // Only this task's run: another run that is active now is not the caller's to stop.
+    const stopped = await agentStub(c.env, agent.id).abortRun(cancelReason, taskId);
     if (!stopped.aborted || stopped.runId !== taskId) throw new RpcError(rpcErrorCodes.taskNotCancelable, `Task "${taskId}" is not the agent's active run`);
     const deadline = Date.now() + cancelWaitMs;
     let task = await readTask(request, { taskId, contextId: record.contextId });

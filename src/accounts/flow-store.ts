@@ -138,12 +138,7 @@ export class FlowStore {
    * on it instead of beginning another. Undefined when there is none.
    */
   async adoptOpen(entityId: string, connectionKey: string, until: number, now = Date.now()): Promise<{ flowId: string; expiresAt: string; scopes: string[] } | undefined> {
-    const current = await this.database
-      .select({ id: oauthFlows.id, expiresAt: oauthFlows.expiresAt, scopes: oauthFlows.scopes })
-      .from(oauthFlows)
-      .where(and(eq(oauthFlows.entityId, entityId), eq(oauthFlows.connectionKey, connectionKey), gt(oauthFlows.expiresAt, new Date(now).toISOString())))
-      .orderBy(desc(oauthFlows.expiresAt))
-      .get();
+    const current = await this.#openRow(entityId, connectionKey, now);
     if (current === undefined) return undefined;
     const wanted = new Date(until).toISOString();
     if (current.expiresAt >= wanted) return { flowId: current.id, expiresAt: current.expiresAt, scopes: splitScopes(current.scopes) };
@@ -155,6 +150,25 @@ export class FlowStore {
       .returning({ id: oauthFlows.id })
       .get();
     return extended === undefined ? undefined : { flowId: current.id, expiresAt: wanted, scopes: splitScopes(current.scopes) };
+  }
+
+  /** The open flow for this person and connection (the latest to expire), read only. */
+  async openFlow(
+    entityId: string,
+    connectionKey: string,
+    now = Date.now(),
+  ): Promise<{ flowId: string; expiresAt: string; scopes: string[]; serviceName: string | null } | undefined> {
+    const current = await this.#openRow(entityId, connectionKey, now);
+    return current && { flowId: current.id, expiresAt: current.expiresAt, scopes: splitScopes(current.scopes), serviceName: current.serviceName };
+  }
+
+  #openRow(entityId: string, connectionKey: string, now: number) {
+    return this.database
+      .select({ id: oauthFlows.id, expiresAt: oauthFlows.expiresAt, scopes: oauthFlows.scopes, serviceName: oauthFlows.serviceName })
+      .from(oauthFlows)
+      .where(and(eq(oauthFlows.entityId, entityId), eq(oauthFlows.connectionKey, connectionKey), gt(oauthFlows.expiresAt, new Date(now).toISOString())))
+      .orderBy(desc(oauthFlows.expiresAt))
+      .get();
   }
 
   /**

@@ -319,11 +319,13 @@ export class AgentDO extends DurableObject<AppEnv> {
   /**
    * An operator stops the agent's run now: a running cycle is aborted and its
    * run fails (its events stay on the record; its pending calls stay
-   * answerable); a run waiting to retry fails at once.
+   * answerable); a run waiting to retry fails at once. With `onlyRunId`,
+   * only that run: another run that is active is left alone.
    */
-  async abortRun(reason: string): Promise<{ aborted: boolean; runId?: string }> {
+  async abortRun(reason: string, onlyRunId?: string): Promise<{ aborted: boolean; runId?: string }> {
     const run = this.#journal.active();
     if (!run) return { aborted: false };
+    if (onlyRunId !== undefined && run.runId !== onlyRunId) return { aborted: false, runId: run.runId };
     this.#journal.note(run, "operator", `An operator aborted the run: ${reason}`);
     if (this.#scheduler.cycleRunning) {
       this.#stopped.abort(new Error(reason));
@@ -334,6 +336,12 @@ export class AgentDO extends DurableObject<AppEnv> {
       this.#telemetry.flush();
     }
     return { aborted: true, runId: run.runId };
+  }
+
+  /** The active run, when it took inbox event `eventId` (its run record may not be written yet). */
+  async activeRunFor(eventId: string): Promise<string | undefined> {
+    const run = this.#journal.active();
+    return run && this.#storage.claimed(run.runId).some((queued) => queued.id === eventId) ? run.runId : undefined;
   }
 
   /**

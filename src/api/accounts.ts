@@ -102,7 +102,7 @@ async function connectionStore(env: AppEnv): Promise<ConnectionStore> {
   }
 }
 
-async function flowStore(env: AppEnv): Promise<FlowStore> {
+export async function flowStore(env: AppEnv): Promise<FlowStore> {
   try {
     return new FlowStore(getDatabase(env.DB), await tokenCipherFor(env));
   } catch (error) {
@@ -162,7 +162,7 @@ const FlowLink = z
   .openapi("AccountFlowLink", { description: "The start link of a flow to connect an account, for its own person" });
 
 /** Where people reach the gateway: `PUBLIC_URL`, else this request's origin. */
-function gatewayOrigin(env: AppEnv, requestUrl: string): string {
+export function gatewayOrigin(env: AppEnv, requestUrl: string): string {
   const configured = env.PUBLIC_URL;
   return new URL(typeof configured === "string" && configured !== "" ? configured : requestUrl).origin;
 }

@@ -18,7 +18,11 @@ import { UriTemplate, type Variables } from "@modelcontextprotocol/sdk/shared/ur
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CancelTaskRequestSchema,
+  type CreateTaskResult,
   ErrorCode,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -26,6 +30,7 @@ import {
   ReadResourceRequestSchema,
   type ReadResourceResult,
   type Resource,
+  type Task,
   type Tool,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -36,8 +41,25 @@ import type { ToolExtra } from "./progress-reporter";
 
 export type { Variables };
 
-type ToolSpec<Input extends z.ZodType> = { description: string; inputSchema: Input; annotations?: ToolAnnotations };
-type RegisteredTool = { definition: Tool; call: (args: unknown, extra: ToolExtra) => Promise<CallToolResult> };
+type ToolSpec<Input extends z.ZodType> = {
+  description: string;
+  inputSchema: Input;
+  annotations?: ToolAnnotations;
+  /** The tool may run as a task: a client that asks for one gets what this starts, at once. */
+  task?: (input: z.output<Input>, extra: ToolExtra) => Promise<CreateTaskResult>;
+};
+type RegisteredTool = {
+  definition: Tool;
+  call: (args: unknown, extra: ToolExtra) => Promise<CallToolResult>;
+  startTask?: (args: unknown, extra: ToolExtra) => Promise<CreateTaskResult>;
+};
+
+/** What the face answers for its tasks (`face-tasks.ts`): they are read from durable state, not a store the SDK keeps. */
+export type TaskHandlers = {
+  get: (taskId: string) => Promise<Task>;
+  result: (taskId: string, extra: ToolExtra) => Promise<CallToolResult>;
+  cancel: (taskId: string) => Promise<Task>;
+};
 
 type ResourceMetadata = { title: string; description?: string; mimeType: string };
 type ListedResource = Omit<Resource, "name"> & { name: string };
@@ -63,9 +85,10 @@ export class FaceServer {
   readonly #tools = new Map<string, RegisteredTool>();
   readonly #templates: RegisteredTemplate[] = [];
 
-  constructor(info: { name: string; version: string }, instructions: string) {
+  constructor(info: { name: string; version: string }, instructions: string, tasks: TaskHandlers) {
     this.server = new Server(info, {
-      capabilities: { tools: {}, resources: {} },
+      // Tasks: `tools/call` may ask for one (ask_agent), and a task may be cancelled; there is no list (a task id is its caller's to keep).
+      capabilities: { tools: {}, resources: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } },
       instructions,
       // The SDK's default validator is ajv, which cannot run on Workers; this server never validates a schema of its own, but one must be given.
       jsonSchemaValidator: new McpSchemaValidator(),
@@ -73,9 +96,16 @@ export class FaceServer {
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...this.#tools.values()].map((tool) => tool.definition) }));
     this.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const tool = this.#tools.get(request.params.name);
+      if (request.params.task) {
+        if (!tool?.startTask) throw new McpError(ErrorCode.MethodNotFound, `Tool ${request.params.name} does not run as a task: call it without "task"`);
+        return tool.startTask(request.params.arguments ?? {}, extra);
+      }
       if (!tool) return toolError(`Tool ${request.params.name} not found`);
       return tool.call(request.params.arguments ?? {}, extra);
     });
+    this.server.setRequestHandler(GetTaskRequestSchema, (request) => tasks.get(request.params.taskId));
+    this.server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) => tasks.result(request.params.taskId, extra));
+    this.server.setRequestHandler(CancelTaskRequestSchema, (request) => tasks.cancel(request.params.taskId));
     this.server.setRequestHandler(ListResourcesRequestSchema, async () => {
       const resources: Resource[] = [];
       for (const entry of this.#templates) {
@@ -99,18 +129,28 @@ export class FaceServer {
 
   tool<Input extends z.ZodType<Record<string, unknown>>>(name: string, spec: ToolSpec<Input>, run: (input: z.output<Input>, extra: ToolExtra) => Promise<CallToolResult>): void {
     const { properties, ...inputSchema } = z.toJSONSchema(spec.inputSchema, { target: "draft-7", io: "input" });
+    const start = spec.task;
     this.#tools.set(name, {
       definition: {
         name,
         description: spec.description,
         inputSchema: { ...inputSchema, type: "object", ...(properties && { properties: schemaObjects(properties) }) },
         ...(spec.annotations && { annotations: spec.annotations }),
+        ...(spec.task && { execution: { taskSupport: "optional" as const } }),
       },
       call: async (args, extra) => {
         const parsed = await spec.inputSchema.safeParseAsync(args);
         if (!parsed.success) return toolError(`Input validation error: Invalid arguments for tool ${name}: ${issuesText(parsed.error)}`);
         return run(parsed.data, extra);
       },
+      ...(start && {
+        startTask: async (args: unknown, extra: ToolExtra) => {
+          const parsed = await spec.inputSchema.safeParseAsync(args);
+          // No task is made for arguments that would fail: the error is the request's own.
+          if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${name}: ${issuesText(parsed.error)}`);
+          return start(parsed.data, extra);
+        },
+      }),
     });
   }
 

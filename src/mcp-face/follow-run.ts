@@ -3,7 +3,8 @@
  * question `ask_agent` delivered): the run is the one whose trigger holds
  * that event's id, and it is over at its `agent.cycle.finished`. While it
  * works, each step and tool call is reported to `progress`; the messages it
- * sends (`send_message`) into a given space are collected by id. A message
+ * sends (`send_message`) into a given space are collected by id, and each
+ * call that begins to wait on someone is handed to `onWaiting`. A message
  * the agent refused to wake for (too many hops) ends the wait at once.
  */
 import type { AgentEvents, AgentStreamEvent } from "./agent-events";
@@ -26,6 +27,10 @@ export type FollowOptions = {
   progress: (message: string) => Promise<void>;
   /** Name the tools the run calls in progress messages (the secret key sees them all; a person may not see every tool). */
   namesTools: boolean;
+  /** The run, when it is known to have started already (a task's `tasks/result`): its start is not waited for. */
+  runId?: string;
+  /** A call or approval of the run began to wait on someone (its pending call id): the face may put it to its person. */
+  onWaiting?: (callId: string) => Promise<unknown>;
 };
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
@@ -36,7 +41,7 @@ function triggeredBy(event: AgentStreamEvent, eventId: string): boolean {
 }
 
 export async function followRun(events: AgentEvents, options: FollowOptions): Promise<RunFollowed> {
-  let runId: string | undefined;
+  let runId = options.runId;
   const sentMessageIds: string[] = [];
   for (;;) {
     const next = await events.next(options.deadline, options.signal);
@@ -62,6 +67,12 @@ export async function followRun(events: AgentEvents, options: FollowOptions): Pr
       case "tool.requested":
         await options.progress(options.namesTools ? `Calling ${text(event.data.toolName) ?? "a tool"}` : "Calling a tool");
         break;
+      case "tool.pending":
+      case "tool.approval.requested": {
+        const callId = text(event.type === "tool.pending" ? event.data.toolCallId : event.data.approvalId);
+        if (callId && options.onWaiting) await options.onWaiting(callId);
+        break;
+      }
       case "agent.cycle.retrying":
         await options.progress("Retrying after an error");
         break;

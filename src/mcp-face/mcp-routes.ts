@@ -1,10 +1,12 @@
 /**
  * The MCP server face: `/mcp/spaces/:spaceId` (a space, for the secret key
  * or its members) and `/mcp/agents/:agentId` (one agent, for the secret key,
- * as the agent routes are). Streamable HTTP, stateless: every POST is
- * answered by a server built for it, so nothing is kept between requests and
- * any isolate can answer; there is no server-initiated stream (GET) and no
- * session to end (DELETE): both answer 405.
+ * as the agent routes are). Streamable HTTP, every POST answered by a server
+ * built for it, so nothing is kept between requests and any isolate can
+ * answer: the session id (`face-session.ts`) and a task's id
+ * (`face-tasks.ts`) carry what a later request needs. There is no
+ * server-initiated stream (GET) and no session to end (DELETE): both answer
+ * 405, as the protocol allows.
  *
  * The endpoint checks who may use it before any JSON-RPC is read (401, 403,
  * 404 in the error envelope, as on the REST routes); each tool checks the
@@ -59,9 +61,13 @@ mcpRoutes.use("/mcp/*", mcpAuthentication);
 mcpRoutes.use("/mcp/*", hopGuard);
 
 mcpRoutes.on(["GET", "DELETE"], [mcpPaths.space, mcpPaths.agent], (c) =>
-  c.json(errorEnvelope("http_error", "This MCP endpoint is stateless: send each JSON-RPC message with POST (there is no server-initiated stream and no session to end)"), 405, {
-    Allow: "POST",
-  }),
+  c.json(
+    errorEnvelope("http_error", "This MCP endpoint answers POST only: send each JSON-RPC message with POST (there is no server-initiated stream, and a session needs no ending)"),
+    405,
+    {
+      Allow: "POST",
+    },
+  ),
 );
 
 mcpRoutes.post(mcpPaths.space, async (c) => {

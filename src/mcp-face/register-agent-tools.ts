@@ -8,7 +8,8 @@ import { z } from "zod";
 import { runRecord } from "../api/agent-activity";
 import { ApiError } from "../errors";
 import { maxMessageChars } from "../protocol/message";
-import { askAgentTask } from "./ask-agent-task";
+import { askAgentTask, deliverAgentQuestion } from "./ask-agent-task";
+import { createTask, startingTask } from "./face-tasks";
 import { AskTimeout } from "./ask-timeout";
 import type { FaceContext } from "./face-context";
 import type { FaceServer } from "./face-server";
@@ -28,8 +29,10 @@ export function registerAgentTools(server: FaceServer, context: FaceContext, age
   server.tool(
     "ask_agent",
     {
-      description: `Give this agent a task and wait for its final answer (the text of its run's last step, or its final_report). Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error names it for get_run. Sends progress notifications while it waits when the call carries a progressToken.`,
+      description: `Give this agent a task and wait for its final answer (the text of its run's last step, or its final_report). Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error names it for get_run. Sends progress notifications while it waits when the call carries a progressToken. May run as a task: the question is delivered at once and the task reads its run.`,
       inputSchema: z.strictObject({ text: z.string().min(1).max(maxMessageChars).describe("The task or question"), timeoutSeconds: AskTimeout.schema }),
+      task: (input) =>
+        startingTask(async () => createTask(context, { agentId, eventId: await deliverAgentQuestion(context, agentId, input.text), timeoutSeconds: input.timeoutSeconds })),
     },
     (input, extra) => answering(() => askAgentTask(context, agentId, input, extra)),
   );

@@ -11,7 +11,8 @@ import { z } from "zod";
 import { postAsCaller } from "../api/messages";
 import { fullMessage, maxMentions, maxMessageChars, redactMessage } from "../protocol/message";
 import { spaceStub } from "../spaces/space-stub";
-import { askInSpace } from "./ask-in-space";
+import { agentInSpace, askInSpace, postSpaceQuestion, spaceQuestionEvent } from "./ask-in-space";
+import { createTask, startingTask } from "./face-tasks";
 import type { FaceContext } from "./face-context";
 import type { FaceServer } from "./face-server";
 import { registerCallTools } from "./register-call-tools";
@@ -74,13 +75,19 @@ export function registerSpaceTools(server: FaceServer, context: FaceContext, spa
   server.tool(
     "ask_agent",
     {
-      description: `Ask an agent of this space something: your message (mentioning it) is posted and wakes it, and the answer is what its run says here. Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error says how to read its reply later. Sends progress notifications while it waits when the call carries a progressToken.${secretNote}`,
+      description: `Ask an agent of this space something: your message (mentioning it) is posted and wakes it, and the answer is what its run says here. Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error says how to read its reply later. Sends progress notifications while it waits when the call carries a progressToken; a call of its run that waits for your answer is put to you as a form where your client takes elicitations. May run as a task: the question is posted at once and the task reads its run.${secretNote}`,
       inputSchema: z.strictObject({
         agentId: EntityId.describe("The agent: its agent id (agt_…) or its entity id"),
         text: z.string().min(1).max(maxMessageChars),
         timeoutSeconds: AskTimeout.schema,
         entityId: EntityId.optional().describe("Required with the secret key: the entity that asks"),
       }),
+      task: (input) =>
+        startingTask(async () => {
+          const agent = await agentInSpace(context, spaceId, input.agentId);
+          const question = await postSpaceQuestion(context, spaceId, input, agent);
+          return createTask(context, { agentId: agent.agentId, eventId: spaceQuestionEvent(question), timeoutSeconds: input.timeoutSeconds, question });
+        }),
     },
     (input, extra) => answering(() => askInSpace(context, spaceId, input, extra)),
   );

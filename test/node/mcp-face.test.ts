@@ -2,7 +2,8 @@
  * The MCP server face against a real gateway (`npm run dev`), as outside MCP
  * clients use it: the MCP SDK's own client over Streamable HTTP with a
  * person's JWT as the bearer (a person answers a `space` tool's call and the
- * scripted agent goes on), and the MCP Inspector's command-line client run
+ * scripted agent goes on; the same through an MCP task whose call is put to
+ * the person as a form), and the MCP Inspector's command-line client run
  * as a child process (tools/list, tools/call), its JSON read from stdout.
  */
 import { execFile } from "node:child_process";
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { signToken, type ToolConfigInput } from "../../client/src/index";
 import { agentEvent } from "./dead-letters";
@@ -85,6 +86,34 @@ describe("the MCP face through the MCP SDK's client", () => {
     const [run] = (await admin.agents.runs(world.agent.id, { limit: 1 })).runs;
     expect(run.status).toBe("completed");
     expect((await callTool(client, "list_waiting_calls", {})).structured.calls).toEqual([]);
+  });
+
+  it("ask_agent as a task: input_required, then the call is put to the person as a form, and the task completes with the reply", async () => {
+    const world = await colourWorld("Noor");
+    const transport = new StreamableHTTPClientTransport(new URL(world.url), { requestInit: { headers: { authorization: `Bearer ${world.token}` } } });
+    const client = new Client({ name: "node-test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    const forms: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      forms.push(request.params);
+      return { action: "accept", content: { colour: "blue" } };
+    });
+    await client.connect(transport);
+    onTestFinished(() => client.close());
+    await client.listTools();
+    const statuses: string[] = [];
+    let reply: unknown;
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: "ask_agent", arguments: { agentId: world.agent.id, text: "Help me choose", timeoutSeconds: 60 } },
+      CallToolResultSchema,
+      { task: {} },
+    )) {
+      if (message.type === "error") throw message.error;
+      if (message.type === "taskStatus") statuses.push(message.task.status);
+      if (message.type === "result") reply = message.result.structuredContent;
+    }
+    expect(statuses).toContain("input_required");
+    expect(forms).toEqual([expect.objectContaining({ mode: "form", requestedSchema: pickColour.resultSchema })]);
+    expect(reply).toMatchObject({ status: "completed", reply: "Blue it is." });
   });
 });
 

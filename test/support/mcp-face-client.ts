@@ -6,7 +6,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { exports } from "cloudflare:workers";
 import { onTestFinished } from "vitest";
 import { McpSchemaValidator } from "../../src/tools";
@@ -14,13 +14,24 @@ import { SseParser } from "../../client/src/sse-parser";
 
 const origin = "http://gateway.test";
 
-export async function connectFace(path: string, headers: Record<string, string>): Promise<Client> {
+/** `elicit`: the client declares elicitation (in `modes`, form by default) and answers each request with this. */
+export type FaceClientOptions = { elicit?: (request: ElicitRequest["params"]) => Promise<ElicitResult> | ElicitResult; modes?: ("form" | "url")[] };
+
+export async function connectFace(path: string, headers: Record<string, string>, options: FaceClientOptions = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${origin}${path}`), {
     fetch: (url, init) => exports.default.fetch(new Request(url, init)),
     requestInit: { headers },
   });
   // ajv cannot run in workerd: the client checks output schemas with the gateway's validator, as the gateway's own MCP client does.
-  const client = new Client({ name: "face-test", version: "1.0.0" }, { jsonSchemaValidator: new McpSchemaValidator() });
+  const client = new Client(
+    { name: "face-test", version: "1.0.0" },
+    {
+      jsonSchemaValidator: new McpSchemaValidator(),
+      capabilities: options.elicit ? { elicitation: Object.fromEntries((options.modes ?? ["form"]).map((mode) => [mode, {}])) } : {},
+    },
+  );
+  const { elicit } = options;
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params));
   await client.connect(transport);
   onTestFinished(() => client.close());
   return client;
