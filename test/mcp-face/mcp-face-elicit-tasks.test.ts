@@ -82,7 +82,7 @@ describe("elicitation: a waiting call put to the MCP client's person", () => {
   });
 
   it("a form answer that does not fit the resultSchema is refused and the call waits on; a declined form leaves it waiting too", async () => {
-    const { person, spaceId, agent, path } = await spaceWithAgent(sizes);
+    const { person, agent, path } = await spaceWithAgent(sizes);
     let declined: () => void = () => undefined;
     const declinedNow = new Promise<void>((resolve) => (declined = resolve));
     const client = await connectFace(path, await memberHeaders(person), {
