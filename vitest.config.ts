@@ -44,12 +44,55 @@ export default defineConfig(async () => {
   // The Worker serves web/dist as static assets: build it (with the SDK and CLI) before anything runs.
   await buildAll({ quiet: true });
   const migrations = await readD1Migrations("./migrations");
+  /** Tests that need an agent's tracing on: the `workers-traced` project runs them, the `workers` project leaves them out. */
+  const tracedTests = "test/telemetry/traced";
   // The Worker's bundle aliases (wrangler.toml [alias]): the tests run what ships.
   // Wrangler matches the exact import name; so does each pattern here.
   const bundleAliases = Object.entries<string>(unstable_readConfig({ config: "./wrangler.toml" }, { hideWarnings: true }).alias ?? {}).map(([name, path]) => ({
     find: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`),
     replacement: resolve(path),
   }));
+  /** A project inside workerd on the Worker's own config and the tests' bindings (`tracing`: the OTLP settings, for the traced tests). */
+  const workersProject = (name: string, files: { include: string[]; exclude?: string[] }, tracing: Record<string, string> = {}) => ({
+    plugins: [
+      cloudflareTest({
+        // wrangler.toml as written, from a folder with no `.dev.vars`: tests never read the developer's secrets.
+        wrangler: { configPath: writeTestWranglerConfig() },
+        miniflare: {
+          // Every outbound fetch is answered by the fake remote: tests never reach the network.
+          outboundService: fakeRemote,
+          bindings: {
+            ...tracing,
+            TEST_MIGRATIONS: migrations,
+            GATEWAY_SECRET_KEY: "test-secret-key",
+            GATEWAY_PUBLIC_KEY: "test-public-key",
+            JWT_SECRET: "test-jwt-secret-that-is-long-enough",
+            WEBHOOK_SECRET: "test-webhook-secret",
+            TOOL_API_TOKEN: "test-tool-token",
+            // The client secret of tools that act as their agent by the client credentials grant (test/fake-remote.ts knows it).
+            AGENT_CLIENT_SECRET: "agent-secret",
+            // The secrets the design documents' examples name (test/design-examples.test.ts takes them as written).
+            WEATHER_API_KEY: "test-weather-key",
+            WEB_SEARCH_API_KEY: "test-search-key",
+            // Connected accounts' tokens are sealed with this key (id "test1"; docs/accounts.md).
+            ACCOUNTS_KEYS: "test1:+C+D5F3BTe8O+QZXfG6qeCz7dfFdnW6mQXFRMjxPZu0=",
+          },
+        },
+      }),
+      quietPackageSourceMaps(),
+    ],
+    resolve: { alias: bundleAliases },
+    test: {
+      name,
+      ...files,
+      setupFiles: ["./test/setup.ts"],
+      testTimeout: 30_000,
+      // Files share a runtime (one per worker), its D1, objects and modules: a fresh workerd and module graph
+      // for each file cost about 3 s a file, three quarters of this project's time. So a test reads only what
+      // it made (its own ids, never a whole table's count) and never counts on a module's state being fresh.
+      isolate: false,
+    },
+  });
   return {
     test: {
       // Vitest's default is one worker fewer than the cores: on 2 cores, one file at a time, while most
@@ -59,46 +102,15 @@ export default defineConfig(async () => {
       // consent pages, on purpose (a test server needs nothing else); it warns once about each. Nothing else is dropped here.
       onConsoleLog: (log: string) => (/^oidc-provider WARNING: a quick start development-only (in-memory adapter|feature devInteractions)/.test(log) ? false : undefined),
       projects: [
-        {
-          plugins: [
-            cloudflareTest({
-              // wrangler.toml as written, from a folder with no `.dev.vars`: tests never read the developer's secrets.
-              wrangler: { configPath: writeTestWranglerConfig() },
-              miniflare: {
-                // Every outbound fetch is answered by the fake remote: tests never reach the network.
-                outboundService: fakeRemote,
-                bindings: {
-                  TEST_MIGRATIONS: migrations,
-                  GATEWAY_SECRET_KEY: "test-secret-key",
-                  GATEWAY_PUBLIC_KEY: "test-public-key",
-                  JWT_SECRET: "test-jwt-secret-that-is-long-enough",
-                  WEBHOOK_SECRET: "test-webhook-secret",
-                  TOOL_API_TOKEN: "test-tool-token",
-                  // The client secret of tools that act as their agent by the client credentials grant (test/fake-remote.ts knows it).
-                  AGENT_CLIENT_SECRET: "agent-secret",
-                  // The secrets the design documents' examples name (test/design-examples.test.ts takes them as written).
-                  WEATHER_API_KEY: "test-weather-key",
-                  WEB_SEARCH_API_KEY: "test-search-key",
-                  // Connected accounts' tokens are sealed with this key (id "test1"; docs/accounts.md).
-                  ACCOUNTS_KEYS: "test1:+C+D5F3BTe8O+QZXfG6qeCz7dfFdnW6mQXFRMjxPZu0=",
-                },
-              },
-            }),
-            quietPackageSourceMaps(),
-          ],
-          resolve: { alias: bundleAliases },
-          test: {
-            name: "workers",
-            include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**"],
-            setupFiles: ["./test/setup.ts"],
-            testTimeout: 30_000,
-            // Files share a runtime (one per worker), its D1, objects and modules: a fresh workerd and module graph
-            // for each file cost about 3 s a file, three quarters of this project's time. So a test reads only what
-            // it made (its own ids, never a whole table's count) and never counts on a module's state being fresh.
-            isolate: false,
-          },
-        },
+        workersProject("workers", { include: ["test/**/*.test.ts"], exclude: ["test/node/**", `${tracedTests}/**`] }),
+        // The same runtime with tracing on (the OTLP endpoint is the fake remote's `otel.test`, which keeps every
+        // export): what a traced agent sends out and records. Its own workerd, so every other test runs as a
+        // deployment without an endpoint does.
+        workersProject(
+          "workers-traced",
+          { include: [`${tracedTests}/**/*.test.ts`] },
+          { OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel.test", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+        ),
         {
           test: {
             name: "node",

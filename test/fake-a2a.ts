@@ -11,10 +11,17 @@
  *   once (an artifact with the text and the data it got); `slow` works until
  *   `POST /release/<message text>`, then completes; `ask` asks for input;
  *   `never` works forever; `fail` fails.
+ * - A conforming remote: a `SendMessage` whose `messageId` it already took
+ *   answers with the task that message made (the protocol lets an agent use
+ *   the `messageId` to tell a message sent again); the SDK's server alone
+ *   would start a second task. A message whose text begins `hold-` on the
+ *   `slow` skill gets its task made, but the answer to its first
+ *   `SendMessage` never comes (a caller that dies before it hears back).
  * - Pushes are not sent (Node's fetch cannot reach the gateway under test):
  *   each is recorded, `GET /pushes/<taskId>` lists them (`url`, `body`), and
  *   the test relays them. `GET /calls` lists every JSON-RPC request (method,
- *   the task it names, headers).
+ *   the task it names or made, headers; for `SendMessage`, the `messageId`,
+ *   the params as sent, when it came, and whether it was a repeat).
  * - `/huge/card.json` is a card of 1 MB; `/slow/card.json` never answers.
  */
 import { AgentCard, Artifact, Message, StreamResponse, Task, TaskStatusUpdateEvent } from "@a2a-js/sdk";
@@ -33,10 +40,21 @@ import {
 } from "@a2a-js/sdk/server";
 
 type Push = { taskId: string; url: string; body: string };
-type RpcCall = { variant: string; method: string; taskId?: string; headers: Record<string, string> };
+type RpcCall = {
+  variant: string;
+  method: string;
+  taskId?: string;
+  headers: Record<string, string>;
+  messageId?: string;
+  params?: unknown;
+  receivedAt?: number;
+  repeated?: boolean;
+};
 
 const pushes: Push[] = [];
 const calls: RpcCall[] = [];
+/** The task each message made, by variant and `messageId`. */
+const taskOfMessage = new Map<string, string>();
 const releases = new Map<string, () => void>();
 const released = new Set<string>();
 
@@ -151,9 +169,30 @@ export async function fakeA2a(request: Request, url: URL): Promise<Response> {
   const variant = /^\/(main|nopush)\/rpc$/.exec(path)?.[1];
   const handler = variant === undefined ? undefined : handlers.get(variant);
   if (variant === undefined || handler === undefined || request.method !== "POST") return json({ error: "no such fake A2A route" }, 404);
-  const body = (await request.json()) as { method?: string; params?: { id?: string } };
-  calls.push({ variant, method: String(body.method), ...(body.method === "GetTask" && { taskId: body.params?.id }), headers: Object.fromEntries(request.headers) });
-  const answer = await handler.handle(body, new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: "1.0" }));
+  const receivedAt = Date.now();
+  const body = (await request.json()) as { id?: string | number; method?: string; params?: { id?: string; message?: { messageId?: string; parts?: { text?: string }[] } } };
+  const headers = Object.fromEntries(request.headers);
+  const context = () => new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: "1.0" });
+  if (body.method !== "SendMessage") {
+    calls.push({ variant, method: String(body.method), ...(body.method === "GetTask" && { taskId: body.params?.id }), headers });
+    const answer = await handler.handle(body, context());
+    if (Symbol.asyncIterator in answer) return json({ error: "streaming is not served here" }, 400);
+    return json(answer);
+  }
+  const messageId = String(body.params?.message?.messageId);
+  const seen = { variant, method: "SendMessage", headers, messageId, params: body.params, receivedAt };
+  const known = taskOfMessage.get(`${variant}:${messageId}`);
+  if (known !== undefined) {
+    calls.push({ ...seen, taskId: known, repeated: true });
+    const read = await handler.handle({ jsonrpc: "2.0", id: body.id ?? null, method: "GetTask", params: { id: known } }, context());
+    if (Symbol.asyncIterator in read) return json({ error: "streaming is not served here" }, 400);
+    return json(read.result !== undefined ? { jsonrpc: "2.0", id: body.id ?? null, result: { task: read.result } } : read);
+  }
+  const answer = await handler.handle(body, context());
   if (Symbol.asyncIterator in answer) return json({ error: "streaming is not served here" }, 400);
+  const made = (answer.result as { task?: { id?: string } } | undefined)?.task?.id;
+  if (made !== undefined) taskOfMessage.set(`${variant}:${messageId}`, made);
+  calls.push({ ...seen, ...(made !== undefined && { taskId: made }), repeated: false });
+  if (made !== undefined && body.params?.message?.parts?.[0]?.text?.startsWith("hold-")) return new Promise<Response>(() => undefined);
   return json(answer);
 }

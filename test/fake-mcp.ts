@@ -20,7 +20,9 @@
  *   tools `whoami` (answers the id and the token's last four characters)
  *   and, for a token with `writer` in it, `write`. A token with `narrow` in
  *   it gets `403 insufficient_scope` naming `notes:write`.
- *   `GET http://mcp.test/person-seen/<id>` lists the bearer of every request.
+ *   `GET http://mcp.test/person-seen/<id>` lists the bearer of every request;
+ *   `GET http://mcp.test/person-calls/<id>` lists each `whoami` call's
+ *   `_meta.traceparent` (null when it had none).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -34,6 +36,7 @@ const sessions = new Map<string, { id: string; transport: WebStandardStreamableH
 const downRequests = new Map<string, number>();
 const hangMethods = new Map<string, string[]>();
 const personBearers = new Map<string, (string | null)[]>();
+const personCalls = new Map<string, { traceparent: string | null }[]>();
 
 /** A 1×1 red PNG. */
 export const redDotPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -151,6 +154,7 @@ export async function fakeMcp(request: Request, url: URL): Promise<Response | un
   if (kind === "paged") return paged(request);
   if (kind === "person" && id) return asPerson(request, id);
   if (kind === "person-seen" && id) return json(personBearers.get(id) ?? []);
+  if (kind === "person-calls" && id) return json(personCalls.get(id) ?? []);
   if (kind === "hang") {
     if (id && action === "methods") return json(hangMethods.get(id) ?? []);
     if (id) hangMethods.set(id, [...(hangMethods.get(id) ?? []), request.method]);
@@ -182,9 +186,11 @@ async function asPerson(request: Request, id: string): Promise<Response> {
     return new Response(JSON.stringify({ error: "insufficient_scope" }), { status: 403, headers: { "content-type": "application/json", "www-authenticate": challenge } });
   }
   const server = new McpServer({ name: "person-mcp", version: "1.0.0" });
-  server.registerTool("whoami", { description: "Says whose token came" }, async () => ({
-    content: [{ type: "text", text: JSON.stringify({ id, tokenEnds: bearer.slice(-4) }) }],
-  }));
+  server.registerTool("whoami", { description: "Says whose token came" }, async (extra) => {
+    const traceparent = extra._meta?.traceparent;
+    personCalls.set(id, [...(personCalls.get(id) ?? []), { traceparent: typeof traceparent === "string" ? traceparent : null }]);
+    return { content: [{ type: "text", text: JSON.stringify({ id, tokenEnds: bearer.slice(-4) }) }] };
+  });
   if (bearer.includes("writer")) {
     server.registerTool("write", { description: "Writes a note", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `wrote ${text}` }] }));
   }

@@ -50,6 +50,8 @@
  *   each request is recorded under `tavily`.
  * - `http://a2a.test/…` serves remote A2A agents on the A2A SDK's own server
  *   (fake-a2a.ts says which).
+ * - `http://otel.test/v1/traces` is an OTLP/HTTP receiver (the `workers-traced`
+ *   project's endpoint): each export is recorded under `otel` and answered 200.
  *   Every request to a host or port not listed here is recorded under `stray`
  *   (`GET http://recorded.test/stray`) and answered 200, so a leak is seen.
  */
@@ -393,7 +395,7 @@ async function tavily(request: Request, url: URL): Promise<Response> {
   return json({ query, follow_up_questions: null, answer: null, images: [], results, response_time: 0.42 });
 }
 
-const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test", "auth.test", "tavily.test", "a2a.test"]);
+const knownHosts = new Set(["pages.test", "openai.test", "recorded.test", "mcp.test", "hooks.test", "api.test", "evil.test", "auth.test", "tavily.test", "a2a.test", "otel.test"]);
 
 export async function fakeRemote(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -417,5 +419,10 @@ export async function fakeRemote(request: Request): Promise<Response> {
   if (url.hostname === "a2a.test") return fakeA2a(request, url);
   if (url.hostname === "auth.test") return authServer(request, url);
   if (url.hostname === "tavily.test") return tavily(request, url);
+  if (url.hostname === "otel.test") {
+    const entry = { method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() };
+    recorded.set("otel", [...(recorded.get("otel") ?? []), entry]);
+    return json({});
+  }
   return json({ error: `no such fake host ${url.hostname}` }, 502);
 }

@@ -47,20 +47,27 @@ export async function speakerOf(c: ApiContext, agent: AgentRecord, caller: A2aCa
   return row.id;
 }
 
-/** The conversation a message goes into: the one it names (which must be this agent's and the caller's), or a new one. */
-export async function conversationFor(c: ApiContext, agent: AgentRecord, caller: A2aCaller, speaker: string, contextId: string | undefined): Promise<string> {
-  const database = getDatabase(c.env.DB);
-  if (contextId !== undefined) {
-    await checkConversation(c, agent, caller, contextId);
-    return contextId;
-  }
+/** Where a message goes, checked before anything is kept: the conversation it names (which must be this agent's and the caller's), or, when it names none, whether the caller may start one. */
+export async function checkDestination(c: ApiContext, agent: AgentRecord, caller: A2aCaller, contextId: string | undefined): Promise<void> {
+  if (contextId !== undefined) return checkConversation(c, agent, caller, contextId);
   if (!mayStart(agent, caller)) throw forbidden(`This token may not start a conversation with agent "${agent.id}" (its config's a2a.people does not name you)`);
-  const spaceId = createId("spc");
+}
+
+/** An id for a new conversation (made by `openConversation`). */
+export const newConversationId = () => createId("spc");
+
+/**
+ * Makes the conversation `spaceId` with the agent and the speaker in it,
+ * unless it exists: done again with the same id (a message sent again after
+ * its first request died), it makes nothing twice.
+ */
+export async function openConversation(c: ApiContext, agent: AgentRecord, speaker: string, spaceId: string): Promise<void> {
+  const database = getDatabase(c.env.DB);
   const memberIds = [agent.entityId, speaker];
-  await insertSpaceWithMembers(database, { id: spaceId, name: `A2A: ${agent.name}`.slice(0, 200), metadata: { [conversationKey]: agent.id } }, memberIds);
+  const created = await insertSpaceWithMembers(database, { id: spaceId, name: `A2A: ${agent.name}`.slice(0, 200), metadata: { [conversationKey]: agent.id } }, memberIds);
+  if (!created) return;
   await spaceStub(c.env, spaceId).emitMany(memberIds.map((entityId) => ({ type: "space.member.joined" as const, data: { entityId } })));
   await notifyMembershipChanged(c.env, database, [agent.entityId]);
-  return spaceId;
 }
 
 /** A `contextId` must name one of this agent's conversations that the caller is in (a person) or any of them (the secret key). */

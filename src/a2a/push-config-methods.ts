@@ -4,14 +4,28 @@
  * `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`),
  * and the config a `SendMessage` gives for its new task. A config belongs to
  * one task the caller may see; its URL passes the gateway's URL policy when
- * it is created (and again before each push); its credentials are kept in
- * D1 and sent as the protocol says (`webhooks/a2a-task-push.ts` pushes).
+ * it is created (and again before each push); its credentials are sealed in
+ * D1 with the accounts key (`webhooks/a2a-push-configs.ts`), opened to be
+ * sent as the protocol says (`webhooks/a2a-task-push.ts` pushes) and to be
+ * shown back to the caller, as the protocol's Get and List return a config
+ * whole.
  */
 import { z } from "zod";
+import { AccountsKeysError } from "../accounts/token-cipher";
 import { getDatabase } from "../db/client";
 import { originOf } from "../security/pinned-request";
 import { outboundUrlProblem, urlPolicyOf } from "../security/url-policy";
-import { type A2aPushConfig, deletePushConfig, getPushConfig, listPushConfigs, maxPushConfigsPerTask, putPushConfig } from "../webhooks/a2a-push-configs";
+import {
+  type A2aPushConfig,
+  deletePushConfig,
+  getPushConfig,
+  listPushConfigs,
+  maxPushConfigsPerTask,
+  openPushCredentials,
+  type PushCredentials,
+  putPushConfig,
+  sealPushCredentials,
+} from "../webhooks/a2a-push-configs";
 import { invalidParams, RpcError, rpcErrorCodes, taskNotFound } from "./json-rpc";
 import type { AgentRecord } from "../agents/agent-record";
 import type { ApiContext } from "../api/context";
@@ -51,15 +65,24 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return parsed.data;
 }
 
-/** The config as the protocol shows it. */
-function shown(config: A2aPushConfig) {
+/** The config as the protocol shows it, its credentials as its caller gave them. */
+function shownWith(config: A2aPushConfig, credentials: PushCredentials) {
   return {
     id: config.id,
     taskId: config.taskId,
     url: config.url,
-    ...(config.token !== null && { token: config.token }),
-    ...(config.authScheme !== null && { authentication: { scheme: config.authScheme, ...(config.authCredentials !== null && { credentials: config.authCredentials }) } }),
+    ...(credentials.token !== null && { token: credentials.token }),
+    ...(config.authScheme !== null && {
+      authentication: { scheme: config.authScheme, ...(credentials.authCredentials !== null && { credentials: credentials.authCredentials }) },
+    }),
   };
+}
+
+/** A stored config as the protocol shows it: its credentials opened (a failure to open is the gateway's, said without what they hold). */
+async function shown(request: A2aRequest, config: A2aPushConfig) {
+  const credentials = await openPushCredentials(request.c.env, config);
+  if (!credentials.ok) throw new RpcError(rpcErrorCodes.internalError, credentials.message);
+  return shownWith(config, credentials);
 }
 
 async function visibleTask(request: A2aRequest, taskId: string): Promise<TaskRecord> {
@@ -82,19 +105,35 @@ function checkPushUrl(request: A2aRequest, url: string): void {
   if (refused !== undefined) throw new RpcError(rpcErrorCodes.invalidParams, `Invalid parameters: url: the gateway does not push to this URL: ${refused}`);
 }
 
-/** Stores a config for a task the caller may see. */
-export async function storePushConfig(request: A2aRequest, task: { taskId: string; contextId: string }, input: PushConfigInput) {
+/**
+ * Stores a config for a task the caller may see, its credentials sealed.
+ * `id` is the config's when its input names none (a `SendMessage`'s, derived
+ * from the message, so a retried message replaces its config).
+ */
+export async function storePushConfig(request: A2aRequest, task: { taskId: string; contextId: string }, input: PushConfigInput, id = crypto.randomUUID()) {
   const { env } = request.c;
   checkPushUrl(request, input.url);
+  const key = { taskId: task.taskId, id: input.id || id };
+  const credentials: PushCredentials = { token: input.token || null, authCredentials: input.authentication?.credentials || null };
+  let sealed: Awaited<ReturnType<typeof sealPushCredentials>>;
+  try {
+    sealed = await sealPushCredentials(env, key, credentials);
+  } catch (error) {
+    // Credentials are never kept in clear: without a key to seal them, the config is refused.
+    if (error instanceof AccountsKeysError)
+      throw new RpcError(
+        rpcErrorCodes.internalError,
+        `This gateway cannot keep push notification credentials (token, authentication.credentials): ACCOUNTS_KEYS ${error.problem}. Give the config without them, or ask its operator to set ACCOUNTS_KEYS`,
+      );
+    throw error;
+  }
   const row: A2aPushConfig = {
-    taskId: task.taskId,
-    id: input.id || crypto.randomUUID(),
+    ...key,
     agentId: request.agent.id,
     contextId: task.contextId,
     url: input.url,
-    token: input.token || null,
     authScheme: input.authentication?.scheme ?? null,
-    authCredentials: input.authentication?.credentials || null,
+    ...sealed,
     createdAt: new Date().toISOString(),
   };
   if (!(await putPushConfig(getDatabase(env.DB), row)))
@@ -102,7 +141,7 @@ export async function storePushConfig(request: A2aRequest, task: { taskId: strin
       rpcErrorCodes.invalidParams,
       `Invalid parameters: task "${row.taskId}" has ${maxPushConfigsPerTask} push notification configs already (the most it may have)`,
     );
-  return shown(row);
+  return shownWith(row, credentials);
 }
 
 export async function createPushConfig(request: A2aRequest, params: unknown) {
@@ -117,14 +156,15 @@ export async function getPushConfigOf(request: A2aRequest, params: unknown) {
   await visibleTask(request, taskId);
   const config = await getPushConfig(getDatabase(request.c.env.DB), taskId, id);
   if (!config) throw new RpcError(rpcErrorCodes.taskNotFound, `Task "${taskId}" has no push notification config "${id}"`);
-  return shown(config);
+  return shown(request, config);
 }
 
 /** Every config of the task (at most ten: one page). */
 export async function listPushConfigsOf(request: A2aRequest, params: unknown) {
   const { taskId } = parse(ListParams, params);
   await visibleTask(request, taskId);
-  return { configs: (await listPushConfigs(getDatabase(request.c.env.DB), taskId)).map(shown) };
+  const configs = await listPushConfigs(getDatabase(request.c.env.DB), taskId);
+  return { configs: await Promise.all(configs.map((config) => shown(request, config))) };
 }
 
 /** Deleting a config that is not there is not an error (the protocol asks for idempotent deletes); the task must be there. */

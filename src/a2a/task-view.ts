@@ -21,7 +21,7 @@ import { getDatabase } from "../db/client";
 import { getRun, type Run } from "../db/runs";
 import { pendingToolCalls } from "../db/schema";
 import { getSpace, isMember } from "../db/spaces";
-import type { PendingCall } from "../tools";
+import { type PendingCall, waitsOnSomeone } from "../tools";
 import { a2aCancelReason } from "../webhooks/a2a-task-push";
 import type { Artifact, OutMessage, OutPart, Task, TaskState } from "./a2a-types";
 import { type A2aCaller, conversationKey } from "./conversation";
@@ -62,9 +62,9 @@ export async function loadTask(env: AppEnv, agent: AgentRecord, caller: A2aCalle
 
 const isOpen = (call: PendingCall) => call.status === "waiting" || call.status === "pending";
 
-/** The run's open calls that wait on someone (what an `input-required` or `auth-required` task asks for). */
+/** The run's open calls that wait on someone (what an `input-required` or `auth-required` task asks for); not its calls to sub-agents or remote agents. */
 export function openCalls(record: TaskRecord): PendingCall[] {
-  return record.run.status === "running" ? record.calls.filter(isOpen) : [];
+  return record.run.status === "running" ? record.calls.filter((call) => isOpen(call) && waitsOnSomeone(call)) : [];
 }
 
 export function taskState(record: TaskRecord): TaskState {

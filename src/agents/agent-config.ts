@@ -26,6 +26,44 @@ import { A2aFaceConfig } from "./a2a-face-config";
 import { normalizeAgentConfig } from "./agent-config-aliases";
 import { ReflectionConfig } from "./reflection/reflection-config";
 
+/** The agent's `limits` (docs/tools.md); also what a task's inherited `limits` is checked with (`run-config.ts`). */
+export const AgentLimits = z
+  .object({
+    toolTimeout: z
+      .number()
+      .int()
+      .positive()
+      .max(15 * 60 * 1000)
+      .default(30_000),
+    maxConcurrentTools: z.number().int().min(1).max(32).default(3),
+    toolResponseMaxBytes: z.number().int().positive().max(10_000_000).default(100_000),
+    /** Approximate token budget of the consciousness kept across cycles. */
+    consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
+    /** A cycle that runs longer is aborted and fails (its events are retried). */
+    cycleTimeout: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(14 * 60 * 1000)
+      .default(10 * 60 * 1000),
+    /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
+    maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
+    /** The largest whole output a tool may produce: read, and stored behind a handle when over toolResponseMaxBytes. */
+    toolOutputMaxBytes: z.number().int().positive().max(50_000_000).default(5_000_000),
+    /** How long a stored whole output stays readable with read_output (ms). */
+    outputRetention: z
+      .number()
+      .int()
+      .min(60_000)
+      .max(30 * 24 * 3600 * 1000)
+      .default(7 * 24 * 3600 * 1000),
+    /** The model's context window, in tokens (for the context-budget guard). */
+    contextWindowTokens: z.number().int().min(1_000).max(10_000_000).default(128_000),
+    /** The share of the context window one step's tool outputs may take together; past it, outputs go behind handles. */
+    toolOutputContextShare: z.number().min(0.01).max(1).default(0.5),
+  })
+  .strict();
+
 const AgentConfigFields = z
   .object({
     version: z.literal("1.0").default("1.0"),
@@ -70,54 +108,18 @@ const AgentConfigFields = z
     providers: z.array(ProviderConfig).max(16).optional(),
     /** Named queues tools and providers refer to with `queue`: at most `concurrency` calls at a time, across cycles. */
     queues: z.record(QueueName, z.object({ concurrency: z.number().int().min(1).max(32), minIntervalMs: z.number().int().min(0).max(60_000).optional() }).strict()).optional(),
-    limits: z
-      .object({
-        toolTimeout: z
-          .number()
-          .int()
-          .positive()
-          .max(15 * 60 * 1000)
-          .default(30_000),
-        maxConcurrentTools: z.number().int().min(1).max(32).default(3),
-        toolResponseMaxBytes: z.number().int().positive().max(10_000_000).default(100_000),
-        /** Approximate token budget of the consciousness kept across cycles. */
-        consciousnessTokens: z.number().int().min(1_000).max(1_000_000).default(24_000),
-        /** A cycle that runs longer is aborted and fails (its events are retried). */
-        cycleTimeout: z
-          .number()
-          .int()
-          .min(1_000)
-          .max(14 * 60 * 1000)
-          .default(10 * 60 * 1000),
-        /** The runaway guard: cycles that may start in any sliding minute; more wait their turn. */
-        maxCyclesPerMinute: z.number().int().min(1).max(10_000).default(60),
-        /** The largest whole output a tool may produce: read, and stored behind a handle when over toolResponseMaxBytes. */
-        toolOutputMaxBytes: z.number().int().positive().max(50_000_000).default(5_000_000),
-        /** How long a stored whole output stays readable with read_output (ms). */
-        outputRetention: z
-          .number()
-          .int()
-          .min(60_000)
-          .max(30 * 24 * 3600 * 1000)
-          .default(7 * 24 * 3600 * 1000),
-        /** The model's context window, in tokens (for the context-budget guard). */
-        contextWindowTokens: z.number().int().min(1_000).max(10_000_000).default(128_000),
-        /** The share of the context window one step's tool outputs may take together; past it, outputs go behind handles. */
-        toolOutputContextShare: z.number().min(0.01).max(1).default(0.5),
-      })
-      .strict()
-      .default({
-        toolTimeout: 30_000,
-        maxConcurrentTools: 3,
-        toolResponseMaxBytes: 100_000,
-        consciousnessTokens: 24_000,
-        cycleTimeout: 600_000,
-        maxCyclesPerMinute: 60,
-        toolOutputMaxBytes: 5_000_000,
-        outputRetention: 7 * 24 * 3600 * 1000,
-        contextWindowTokens: 128_000,
-        toolOutputContextShare: 0.5,
-      }),
+    limits: AgentLimits.default({
+      toolTimeout: 30_000,
+      maxConcurrentTools: 3,
+      toolResponseMaxBytes: 100_000,
+      consciousnessTokens: 24_000,
+      cycleTimeout: 600_000,
+      maxCyclesPerMinute: 60,
+      toolOutputMaxBytes: 5_000_000,
+      outputRetention: 7 * 24 * 3600 * 1000,
+      contextWindowTokens: 128_000,
+      toolOutputContextShare: 0.5,
+    }),
     // The built-in catalogue: groups, denied tools, file folders, the image model.
     ...builtinConfigFields,
     reflection: ReflectionConfig.optional(),

@@ -116,10 +116,24 @@ export class AgentStorage {
   /**
    * Claims every ready event for a run, oldest first. A reflection event is
    * claimed alone, and only when nothing else is ready (it waits for quiet).
+   * A task that brings its caller's settings (`inherited`, `run-config.ts`)
+   * is claimed alone too, in its turn: the run is that task's, with that
+   * caller's model and limits; the events before it go in a run of their own
+   * first, those after it in the next.
    */
   claim(runId: string, now = Date.now()): QueuedEvent[] {
     this.#claimedMemo = undefined;
-    this.#sql.exec("UPDATE inbox SET run_id = ? WHERE run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') IS NOT 'reflection'", runId, now);
+    const ready = "run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') IS NOT 'reflection'";
+    // One read: the first ready event, and the first ready task that brings its caller's settings.
+    const { first, alone } = this.#sql
+      .exec<{ first: number | null; alone: number | null }>(
+        `SELECT MIN(position) AS first, MIN(CASE WHEN json_extract(event, '$.inherited') IS NOT NULL THEN position END) AS alone FROM inbox WHERE ${ready}`,
+        now,
+      )
+      .one();
+    if (alone === null) this.#sql.exec(`UPDATE inbox SET run_id = ? WHERE ${ready}`, runId, now);
+    else if (alone === first) this.#sql.exec("UPDATE inbox SET run_id = ? WHERE position = ?", runId, alone);
+    else this.#sql.exec(`UPDATE inbox SET run_id = ? WHERE ${ready} AND position < ?`, runId, now, alone);
     const claimed = this.claimed(runId);
     if (claimed.length > 0) return claimed;
     this.#sql.exec(

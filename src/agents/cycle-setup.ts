@@ -40,6 +40,7 @@ import type { Memory } from "../knowledge/memories";
 import type { Plan } from "../knowledge/plans";
 import { buildReflectionPrompt, isReflectionRun } from "./reflection/reflection";
 import { buildSystemPrompt } from "./system-prompt";
+import { scriptedTurnKey } from "./run-config";
 import type { SpanParent, Tracer } from "../telemetry/tracer";
 
 const inputSettleTimeoutMs = 10_000;
@@ -205,9 +206,11 @@ export async function prepareAttempt(host: CycleHost, run: ActiveRun, database: 
         // Without `builtins` in the config the prompt stays as it was before the catalogue.
         ...((agent.config.builtins !== undefined || agent.config.deniedTools !== undefined) && { builtins }),
       });
+  // An inherited scripted model keeps its place apart from the agent's own script.
+  const turnKey = scriptedTurnKey(claimed);
   const model = await createModel(agent.config.model, env, {
-    nextTurn: () => storage.read("scripted_turn", scriptedTurn) ?? 0,
-    consumeTurn: (index) => storage.write("scripted_turn", index + 1),
+    nextTurn: () => storage.read(turnKey, scriptedTurn) ?? 0,
+    consumeTurn: (index) => storage.write(turnKey, index + 1),
   });
   return {
     context,

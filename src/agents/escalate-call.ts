@@ -38,10 +38,12 @@ export async function escalateCall(host: EscalationHost, pendingId: string, poli
   }
   const minimal = call.displayMode === "minimal";
   const card = { spaceId: target, minimal };
+  // The copy keeps the role its card was posted with (a tool's `display.messageRole`).
+  const original = call.spaceId && call.messageId ? await host.space(call.spaceId).getMessage(call.messageId) : undefined;
   const message = await host.space(target).postMessage({
     id: `${call.messageId ?? messageIdForCall(pendingId)}_escalated`,
     entityId: call.agentEntityId,
-    role: "tool",
+    role: original?.role === "assistant" ? "assistant" : "tool",
     parts: [
       {
         ...cardPart(card, { toolCallId: pendingId, toolName: call.toolName, args: call.args, runId: call.runId }, "requires_action"),

@@ -34,6 +34,8 @@ export const ToolResultEvent = z.object({
   /** Set when the call expired before anyone answered. */
   error: z.string().optional(),
   hop,
+  /** The W3C `traceparent` of the call's span (kept with the pending call): the run this result wakes links to it. */
+  traceparent,
 });
 
 export const PlanDueEvent = z.object({

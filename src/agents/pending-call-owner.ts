@@ -351,6 +351,8 @@ export class PendingCallOwner implements PendingCallPort {
         runId: call.runId,
         result: outcome.type === "ok" ? outcome.value : null,
         ...(error !== undefined && { error }),
+        // The call's trace, kept with it in D1: the run this wakes links to the call's span, whenever the answer comes.
+        ...(call.traceparent !== null && { traceparent: call.traceparent }),
       },
       eventId,
     );

@@ -26,6 +26,8 @@ import { publicErrorMessage } from "./public-error-message";
 import { runStep, stepEndsCycle } from "./run-step";
 import { defaultReflectionSteps, isReflectionRun, reflectionEvent, reflectionEventId, reflectionNote, shouldReflect } from "./reflection/reflection";
 import { inboxMessage } from "./system-prompt";
+import type { AgentConfig } from "./agent-config";
+import { InheritedSettingsError, inheritedNote, runConfigOf, scriptedTurnKey } from "./run-config";
 import type { QueuedEvent } from "./inbox-event";
 import { jumpTurn } from "../models/scripted-jump";
 import { z } from "zod";
@@ -88,31 +90,36 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
     const events = claimed.filter((queued) => !superseded.includes(queued));
     if (events.length === 0) return {};
     storage.delete("cycle_not_before");
+    // A task that brings its caller's model or limits: this run uses them (a part that does not pass fails the run as it starts).
+    const scoped = runConfigOf(agent.config, events);
+    const config = scoped.ok ? scoped.config : agent.config;
     const run: ActiveRun = {
       runId,
       startedAt: new Date(now).toISOString(),
-      userMessage: inboxMessage(presentEvents(strategy, events), new Date(now), agent.config.limits.toolResponseMaxBytes),
+      userMessage: inboxMessage(presentEvents(strategy, events), new Date(now), config.limits.toolResponseMaxBytes),
       hop: Math.max(0, ...events.map((queued) => ("hop" in queued.event ? (queued.event.hop ?? 0) : 0))),
       ...(initiatorOf(events) && { initiatorEntityId: initiatorOf(events) }),
       attempt: 1,
       notBefore: 0,
       step: 0,
       usage: emptyUsage(),
-      notes:
-        superseded.length === 0
+      notes: [
+        ...(superseded.length === 0
           ? []
           : [
               {
                 at: new Date(now).toISOString(),
-                kind: "superseded",
+                kind: "superseded" as const,
                 message: `Double texting "latest": ${superseded.length} earlier message(s) dropped for newer ones (${superseded.map((queued) => queued.id).join(", ")})`,
               },
-            ],
+            ]),
+        ...(scoped.ok && scoped.inherited ? [{ at: new Date(now).toISOString(), kind: "inherited" as const, message: inheritedNote(scoped.config, scoped.inherited) }] : []),
+      ],
       // Its first attempt starts at once (`attempt`), so it is saved running, with a scripted
       // model's place in its script for the first step: one save instead of three.
       running: true,
-      ...(agent.config.model.provider === "scripted" && { scriptedTurn: scriptedTurnAtStart(host, events) }),
-      ...(host.tracer.enabled && { trace: startRunTrace(events.map(traceparentOfEvent), conversationOf(events) ?? runId) }),
+      ...(config.model.provider === "scripted" && { scriptedTurn: scriptedTurnAtStart(host, config, events) }),
+      ...(host.tracer.enabled && { trace: startRunTrace(events.map(traceparentOfEvent), conversationOf(events) ?? runId, answeredCalls(events)) }),
     };
     const throttledSince = storage.read("throttled_since", z.number());
     if (throttledSince !== undefined) {
@@ -134,18 +141,24 @@ function beginRun(host: CycleHost): { started?: ActiveRun } | { waiting: number 
  * a jump sends it when a space message of this run says the jump's words
  * (kept at once, so a retry or the next run goes on from there).
  */
-function scriptedTurnAtStart(host: CycleHost, events: readonly QueuedEvent[]): number {
+function scriptedTurnAtStart(host: CycleHost, config: AgentConfig, events: readonly QueuedEvent[]): number {
   const { storage, agent } = host;
-  const model = agent.config.model;
+  const model = config.model;
+  const key = scriptedTurnKey(events);
   const texts = events.flatMap(({ event }) => (event.type === "space_message" && event.entityId !== agent.entityId ? [event.text] : []));
   const jumped = model.provider === "scripted" ? jumpTurn(model.jumps, texts) : undefined;
-  if (jumped === undefined) return storage.read("scripted_turn", scriptedTurn) ?? 0;
-  storage.write("scripted_turn", jumped);
+  if (jumped === undefined) return storage.read(key, scriptedTurn) ?? 0;
+  storage.write(key, jumped);
   return jumped;
 }
 
 /** One attempt at a run: from its first step, or from where the journal says it stopped. */
-async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boolean } = {}): Promise<CycleOutcome> {
+async function attempt(ownHost: CycleHost, run: ActiveRun, options: { fresh?: boolean } = {}): Promise<CycleOutcome> {
+  // The run's config: the agent's own, or with the model and limits of the caller whose task it works on (checked at each attempt).
+  const claimed = ownHost.storage.claimed(run.runId);
+  const scoped = runConfigOf(ownHost.agent.config, claimed);
+  const host: CycleHost = scoped.ok && scoped.config !== ownHost.agent.config ? { ...ownHost, agent: { ...ownHost.agent, config: scoped.config } } : ownHost;
+  const turnKey = scriptedTurnKey(claimed);
   const { env, storage, journal, agent } = host;
   // A run that has just begun has nothing journaled to continue: nothing is looked up.
   const resumed = !options.fresh && (run.attempt > 1 || run.step > 0 || journal.openCalls(run.runId).length > 0);
@@ -179,6 +192,7 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
     // A reflection pass is in no space: nobody hears about it.
     audience = { spaceIds: isReflectionRun(storage.claimed(run.runId)) ? [] : (await host.effects.loadSpaces(database)).map((space) => space.id) };
     announce(host, audience, spaceEvents, run, resumed ? "agent.cycle.resumed" : "agent.cycle.started");
+    if (!scoped.ok) throw new InheritedSettingsError(scoped.error);
     prepared = await prepareAttempt(host, run, database, spaceEvents, runSpan);
     const { context, tools } = prepared;
 
@@ -213,14 +227,14 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
         done = stepEndsCycle(continued.record);
       } else if (run.scriptedTurn !== undefined) {
         // The step's model call was cut off before any call ran: it is asked again, from the same place.
-        storage.write("scripted_turn", run.scriptedTurn);
+        storage.write(turnKey, run.scriptedTurn);
         journal.note(run, "redone", `Step ${run.step} was asked again: the model's answer was cut off before any tool call ran`);
       }
     }
 
     while (!done && run.step < maxSteps) {
       // Where a scripted model is in its script as the step starts: a step cut short is asked again from here.
-      const turn = storage.read("scripted_turn", scriptedTurn) ?? 0;
+      const turn = storage.read(turnKey, scriptedTurn) ?? 0;
       if (run.scriptedTurn !== turn) {
         run.scriptedTurn = turn;
         journal.saveRun(run);
@@ -287,8 +301,10 @@ async function attempt(host: CycleHost, run: ActiveRun, options: { fresh?: boole
     // The agent was deleted mid-cycle: there is nothing left to record.
     if (host.signals.deleted.aborted) return { status: "idle" };
     const message = host.signals.stopped.aborted ? `Aborted by an operator: ${publicErrorMessage(host.signals.stopped.reason)}` : publicErrorMessage(error);
-    if (error instanceof CycleTimeoutError || abortSignal.aborted || run.attempt >= maxRunAttempts) {
-      const suffix = error instanceof CycleTimeoutError || abortSignal.aborted ? "" : " (no attempts left; events kept on this run)";
+    // Settings a task brought that do not pass would not pass at the next attempt either: the run fails now.
+    const final = error instanceof CycleTimeoutError || error instanceof InheritedSettingsError || abortSignal.aborted;
+    if (final || run.attempt >= maxRunAttempts) {
+      const suffix = final ? "" : " (no attempts left; events kept on this run)";
       await failRun(host, run, audience, spaceEvents, records, `${message}${suffix}`, counter.count + 1);
       return { status: "failed", runId: run.runId };
     }
@@ -398,6 +414,9 @@ function recordRootSpan(host: CycleHost, run: ActiveRun, end: RunEnd): void {
     traceId: trace.traceId,
     spanId: trace.spanId,
     ...(trace.parentSpanId && { parentSpanId: trace.parentSpanId }),
+    ...(trace.links && {
+      links: trace.links.map((link) => ({ traceId: link.traceId, spanId: link.spanId, sampled: link.sampled, attributes: { "gen_ai.tool.call.id": link.toolCallId } })),
+    }),
     name: span.name,
     kind: "internal",
     startTimeMs: Date.parse(run.startedAt),
@@ -417,9 +436,20 @@ function recordRootSpan(host: CycleHost, run: ActiveRun, end: RunEnd): void {
   });
 }
 
-/** The `traceparent` an event carried in (checked at the route). */
+/** The `traceparent` an event carried in from its caller (checked at the route). A tool result's is its call's: linked, not a parent. */
 function traceparentOfEvent(queued: QueuedEvent): string | undefined {
+  if (queued.event.type === "tool_result") return undefined;
   return "traceparent" in queued.event ? queued.event.traceparent : undefined;
+}
+
+/**
+ * The calls of earlier runs whose answers are among the run's events, each
+ * with its span's `traceparent`: the run's root span links to them. Not their
+ * child: the call ended with its own run, and this run is the agent's next
+ * (not a sub-run in the run tree, not counted in that run's usage).
+ */
+function answeredCalls(events: readonly QueuedEvent[]): { toolCallId: string; traceparent?: string }[] {
+  return events.flatMap(({ event }) => (event.type === "tool_result" ? [{ toolCallId: event.toolCallId, traceparent: event.traceparent }] : []));
 }
 
 /** `gen_ai.conversation.id`: the space of the first space message among a run's events. */

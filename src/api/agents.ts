@@ -8,6 +8,7 @@ import { agentNotFound } from "../db/agent-not-found";
 import { agents, entities, webhookSubscriptions } from "../db/schema";
 import { deleteDeadLettersOfAgent } from "../webhooks/webhook-dead-letters";
 import { deletePushConfigsOfAgent } from "../webhooks/a2a-push-configs";
+import { deleteA2aMessagesOfAgent } from "../db/a2a-messages";
 import { agentLifecycle } from "../agents/agent-lifecycle";
 import { listSpacesOfEntity } from "../db/spaces";
 import { spaceStub } from "../spaces/space-stub";
@@ -123,13 +124,14 @@ export const agentRoutes = createRouter()
       const spaces = await listSpacesOfEntity(database, agent.entityId);
       // Its open calls can never be answered now (a late result gets 410); the entity row
       // cascades to the agent row, its memberships and its connected accounts (their sealed tokens);
-      // its webhook subscriptions, dead letters and its A2A tasks' push configs go. One batch: all or nothing.
+      // its webhook subscriptions, dead letters, its A2A tasks' push configs and the A2A messages it took go. One batch: all or nothing.
       await database.batch([
         expireOpenCallsOfAgent(database, agentId),
         database.delete(entities).where(eq(entities.id, agent.entityId)),
         database.delete(webhookSubscriptions).where(eq(webhookSubscriptions.agentId, agentId)),
         deleteDeadLettersOfAgent(database, agentId),
         deletePushConfigsOfAgent(database, agentId),
+        deleteA2aMessagesOfAgent(database, agentId),
       ]);
       // Its object stops its timers, retries and streams, and forgets everything.
       await agentLifecycle.deleted(c.env, agentId);

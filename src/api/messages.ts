@@ -37,13 +37,16 @@ const ListQuery = z.object({
  * `send_message` and `ask_agent` too): the secret key names the speaker, a
  * token speaks as its own entity; the space object checks the speaker and
  * the mentions, posts, and wakes the agents. Answers the message as the
- * caller may see it.
+ * caller may see it. `messageId`, when the caller derived one (the A2A
+ * face's message sent again): a message with that id already stored is
+ * returned, not posted twice.
  */
 export async function postAsCaller<Env extends ApiEnv>(
   c: ApiContext<Env>,
   principal: SecretCaller | EntityCaller,
   spaceId: string,
   input: { text: string; entityId?: string; mentions?: string[] },
+  messageId?: string,
 ): Promise<Message> {
   const database = getDatabase(c.env.DB);
   let speakerId: string;
@@ -59,7 +62,7 @@ export async function postAsCaller<Env extends ApiEnv>(
   const mentions = [...new Set(await resolveEntityIds(database, input.mentions ?? []))];
   const posted = await spaceStub(c.env, spaceId).postChatMessage({
     // With an Idempotency-Key the id is derived from it: a retry finds the stored message.
-    ...(c.get("idempotency") && { id: newId(c, "msg") }),
+    ...(messageId !== undefined ? { id: messageId } : c.get("idempotency") && { id: newId(c, "msg") }),
     speakerId,
     principal: principal.kind === "secret" ? "secret" : "member",
     text: input.text,

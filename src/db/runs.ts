@@ -47,10 +47,10 @@ export const RunToolCall = z.object({
 });
 export type RunToolCall = z.infer<typeof RunToolCall>;
 
-/** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay, an operator's action, a push that failed; or its `final_report`, or a reflection pass's answer. */
+/** Something that happened to a run besides its steps: a recovery, a retry, a redone step, a delay, an operator's action, a push that failed; or its `final_report`, or a reflection pass's answer; or the caller's settings a sub-agent's run took (`inherited`). */
 export const RunNote = z.object({
   at: z.string(),
-  kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "push_failed", "final_report", "reflection"]),
+  kind: z.enum(["recovered", "retried", "redone", "throttled", "refused", "superseded", "interrupted", "operator", "push_failed", "final_report", "reflection", "inherited"]),
   message: z.string(),
   /** A `final_report` note: the call that made it and the report itself. */
   toolCallId: z.string().optional(),

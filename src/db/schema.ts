@@ -135,6 +135,8 @@ export const pendingToolCalls = sqliteTable(
     escalatedAt: text("escalated_at"),
     /** The connection a call that acts as a person waits for (an MCP server's URL, a tool's origin): connected, every such call goes on. */
     accountKey: text("account_key"),
+    /** The W3C `traceparent` of the call's span, when the agent traces: a request made for the call later, and the run its late answer wakes, keep its trace. */
+    traceparent: text("traceparent"),
     expiresAt: text("expires_at"),
     createdAt: createdAt(),
     updatedAt: text("updated_at").notNull(),
@@ -238,8 +240,9 @@ export const webhookSubscriptions = sqliteTable(
 /**
  * Push notification configs of A2A tasks (`CreateTaskPushNotificationConfig`
  * on an agent's A2A face): where a task's changes are POSTed, with the
- * credentials its caller gave. One row per task and config id; gone with the
- * task's agent.
+ * credentials its caller gave, sealed with the accounts key
+ * (src/webhooks/a2a-push-configs.ts). One row per task and config id; gone
+ * with the task's agent.
  */
 export const a2aPushConfigs = sqliteTable(
   "a2a_push_configs",
@@ -252,14 +255,51 @@ export const a2aPushConfigs = sqliteTable(
     /** The task's conversation (a space id), sent with every push. */
     contextId: text("context_id").notNull(),
     url: text("url").notNull(),
-    /** Sent as `X-A2A-Notification-Token`. */
+    /** Sent as `X-A2A-Notification-Token`. In clear only in rows written before credentials were sealed; null since (it is in `sealed_credentials`). */
     token: text("token"),
     /** Sent as `Authorization: <scheme> <credentials>`. */
     authScheme: text("auth_scheme"),
+    /** In clear only in rows written before credentials were sealed, as `token`. */
     authCredentials: text("auth_credentials"),
     createdAt: text("created_at").notNull(),
+    /** The token and the authentication credentials, sealed as one AES-GCM blob (token-cipher.ts `sealText`); null when the config has neither. */
+    sealedCredentials: text("sealed_credentials"),
+    /** The `ACCOUNTS_KEYS` key that sealed them (the blob says so too). */
+    keyId: text("key_id"),
   },
   (table) => [primaryKey({ columns: [table.taskId, table.id] }), index("a2a_push_configs_agent_idx").on(table.agentId)],
+);
+
+/**
+ * The messages an agent's A2A face took (src/a2a/incoming-message.ts), one
+ * row per agent, sender and `messageId`, so a message sent again (a retry
+ * after a lost answer) gets the task it made the first time instead of
+ * being posted again, and the same `messageId` with other content is
+ * refused. Written before the message is posted; gone with the agent.
+ */
+export const a2aMessages = sqliteTable(
+  "a2a_messages",
+  {
+    agentId: text("agent_id").notNull(),
+    /** Who sent it: a person's entity id, or `secret` for the secret key. */
+    sender: text("sender").notNull(),
+    /** The caller's `messageId`. */
+    messageId: text("message_id").notNull(),
+    /** SHA-256 of the message as sent (canonical JSON, base64url): what "the same message" means. */
+    fingerprint: text("fingerprint").notNull(),
+    /** The conversation (a space) it went into; for a new conversation, the id chosen before the space was made. */
+    contextId: text("context_id").notNull(),
+    /** A message that starts a task: the id of the conversation's message it became (its inbox event is `evt_<id>`). */
+    postedMessageId: text("posted_message_id"),
+    /** When it was posted into the conversation; null until then. */
+    postedAt: text("posted_at"),
+    /** An answer to a waiting task: the call it answered. */
+    toolCallId: text("tool_call_id"),
+    /** The task (run) it started or answered; null until the run that takes it is known. */
+    taskId: text("task_id"),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.agentId, table.sender, table.messageId] })],
 );
 
 /**

@@ -32,7 +32,7 @@ import { flowStore, gatewayOrigin } from "../api/accounts";
 import { mayAnswer } from "../api/who-may-answer";
 import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
-import { getPendingCall, type PendingCall } from "../tools";
+import { getPendingCall, type PendingCall, waitsOnSomeone } from "../tools";
 import { answerFaceCall } from "./answer-face-call";
 import type { FaceContext } from "./face-context";
 
@@ -94,10 +94,9 @@ async function resultSchemaOf(context: FaceContext, call: PendingCall): Promise<
 export async function offerWaitingCall(context: FaceContext, callId: string, relatedRequestId: RequestId): Promise<boolean> {
   if (context.caller.kind !== "entity") return false;
   const call = await getPendingCall(getDatabase(context.c.env.DB), callId);
-  if (!call || !isOpen(call)) return false;
+  if (!call || !isOpen(call) || !waitsOnSomeone(call)) return false;
   if (call.accountKey !== null) return offerConnection(context, call, relatedRequestId);
   if (!context.client.elicitation.form) return false;
-  if (call.kind === "call" && call.executionType !== "space" && call.executionType !== "external") return false;
   if (context.face.kind === "space" && call.spaceId !== context.face.spaceId) return false;
   if (!(await mayAnswer(context.c.env, context.caller, call, callId)).ok) return false;
   const params = elicitationFor(call, call.kind === "call" ? await resultSchemaOf(context, call) : undefined);

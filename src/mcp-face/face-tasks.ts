@@ -31,7 +31,7 @@ import { getDatabase } from "../db/client";
 import { ApiError } from "../errors";
 import { getRun, type Run, toRun } from "../db/runs";
 import { pendingToolCalls, runs } from "../db/schema";
-import type { PendingCall } from "../tools";
+import { type PendingCall, waitsOnSomeone } from "../tools";
 import { AgentEvents } from "./agent-events";
 import { agentReply } from "./ask-agent-task";
 import { type SpaceQuestion, spaceReply } from "./ask-in-space";
@@ -146,7 +146,7 @@ async function viewOf(context: FaceContext, taskId: string, claims: Claims): Pro
   const open = await database.select().from(pendingToolCalls).where(eq(pendingToolCalls.runId, runId)).orderBy(asc(pendingToolCalls.createdAt));
   const waiting: PendingCall[] = [];
   for (const call of open) {
-    if (call.status !== "waiting" && call.status !== "pending") continue;
+    if ((call.status !== "waiting" && call.status !== "pending") || !waitsOnSomeone(call)) continue;
     // An account connection waits on its own person only: nobody answers it in the service's place.
     if (call.accountKey !== null) {
       if (context.caller.kind === "entity" && call.initiatorEntityId === context.caller.entityId) waiting.push(call);

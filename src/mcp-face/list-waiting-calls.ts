@@ -11,7 +11,7 @@ import { getAgent } from "../agents/agent-record";
 import { mayAnswer } from "../api/who-may-answer";
 import { getDatabase } from "../db/client";
 import { pendingToolCalls } from "../db/schema";
-import type { PendingCall } from "../tools";
+import { type PendingCall, waitsOnSomeone } from "../tools";
 import type { FaceContext } from "./face-context";
 
 /** At most this many calls a listing reads (oldest first); `truncated` says when more wait. */
@@ -47,6 +47,8 @@ export async function listWaitingCalls(context: FaceContext, scope: { spaceId: s
     .limit(maxWaitingCalls + 1);
   const answerable: PendingCall[] = [];
   for (const call of rows.slice(0, maxWaitingCalls)) {
+    // A call to a sub-agent or a remote agent, or one that waits for an account, is settled by the gateway: nobody answers it.
+    if (!waitsOnSomeone(call) || call.accountKey !== null) continue;
     if ((await mayAnswer(context.c.env, context.caller, call, call.toolCallId)).ok) answerable.push(call);
   }
   const resultSchemas = await resultSchemasOf(context, answerable);

@@ -22,6 +22,18 @@ export const AgentTaskEvent = z.object({
   hop: z.number().int().min(0).max(1_000).optional(),
   /** The caller's tool span (W3C `traceparent`), when the caller traces: the task's run is a child of it. */
   traceparent: z.string().max(64).optional(),
+  /**
+   * Parts of the caller's config the task's run uses instead of the receiving agent's own (a sub-agent
+   * tool's `inherit`), as the caller had them. Taken as objects here and checked by the receiving agent,
+   * with its own config's schemas, when the run starts: a value that does not pass fails that run, and
+   * so the task, saying why (an inbox event that does not parse is never worked on, so never answered).
+   */
+  inherited: z
+    .object({
+      model: z.record(z.string(), z.unknown()).optional(),
+      limits: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
 });
 
 export type AgentTask = z.infer<typeof AgentTaskEvent>;

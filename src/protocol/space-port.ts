@@ -32,6 +32,8 @@ export type SpacePort = {
   postChatMessage(input: ChatMessageInput): Promise<ChatMessageResult>;
   /** Messages after `afterSeq`, oldest first. */
   readMessages(afterSeq: number, limit: number): Promise<Message[]>;
+  /** One message by its id (undefined when the space has none by that id). */
+  getMessage(messageId: string): Promise<Message | undefined>;
   /** The newest `limit` messages after skipping the newest `offset`, oldest first. */
   recentMessages(limit: number, offset?: number): Promise<Message[]>;
   /**

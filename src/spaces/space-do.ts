@@ -214,6 +214,12 @@ export class SpaceDO extends DurableObject<AppEnv> implements SpacePort {
     return [...older, ...this.#messages.after(Math.max(afterSeq, start - 1), limit - older.length)];
   }
 
+  /** One message by its id, from the object's window or else D1 (an escalated card is posted with its original's role). */
+  async getMessage(messageId: string): Promise<Message | undefined> {
+    const message = this.#messages.get(messageId) ?? (await this.#fromD1(messageId));
+    return message && fullMessage(message);
+  }
+
   /** The newest `limit` messages after skipping the newest `offset`, oldest first (`enter_space`, `read_messages`). */
   async recentMessages(limit: number, offset = 0): Promise<Message[]> {
     const wanted = limit + offset;

@@ -34,6 +34,9 @@ function jsonSpan(span: SpanRecord): JsonValue {
     ...(span.events?.length && {
       events: span.events.map((event) => ({ timeUnixNano: unixNanos(event.timeMs).toString(), name: event.name, attributes: jsonAttributes(event.attributes ?? {}) })),
     }),
+    ...(span.links?.length && {
+      links: span.links.map((link) => ({ traceId: link.traceId, spanId: link.spanId, flags: link.sampled ? 1 : 0, attributes: jsonAttributes(link.attributes ?? {}) })),
+    }),
     status: { code: statusCodeNumber[span.status.code], ...(span.status.message && { message: span.status.message }) },
   };
 }

@@ -30,6 +30,14 @@ function writeSpan(writer: ProtobufWriter, span: SpanRecord): void {
       writeAttributes(eventWriter, 3, event.attributes ?? {});
     });
   }
+  for (const link of span.links ?? []) {
+    writer.message(13, (linkWriter) => {
+      linkWriter.bytes(1, hexBytes(link.traceId)).bytes(2, hexBytes(link.spanId));
+      writeAttributes(linkWriter, 4, link.attributes ?? {});
+      // The W3C trace flags of the linked span (sampled or not).
+      linkWriter.fixed32(6, link.sampled ? 0x01 : 0x00);
+    });
+  }
   writer.message(15, (status) => status.string(2, span.status.message ?? "").varint(3, statusCodeNumber[span.status.code]));
   // The W3C trace flags (sampled), and that the parent's remoteness is not said.
   writer.fixed32(16, 0x01);

@@ -11,6 +11,9 @@ export type SpanKind = "internal" | "server" | "client";
 
 export type SpanEvent = { name: string; timeMs: number; attributes?: Attributes };
 
+/** A span this one is causally related to without being its child (OTLP's `Link`): in this trace or another. */
+export type SpanLink = { traceId: string; spanId: string; sampled: boolean; attributes?: Attributes };
+
 export type SpanRecord = {
   traceId: string;
   spanId: string;
@@ -21,6 +24,7 @@ export type SpanRecord = {
   endTimeMs: number;
   attributes: Attributes;
   events?: SpanEvent[];
+  links?: SpanLink[];
   status: { code: "unset" | "ok" | "error"; message?: string };
 };
 

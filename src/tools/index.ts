@@ -27,7 +27,15 @@ export { defaultModeOf, displayModeOf } from "./engine/decide-display";
 export { KeyedLock } from "./engine/keyed-lock";
 export { deleteOutputsOf, deletePrefix, readOutput } from "./engine/output-store";
 export type { PendingCallPort, SubmitAnswer, TimeoutResult } from "./engine/pending-call-port";
-export { callsWaitingForAccount, expireOpenCallsOfAgent, getPendingCall, type PendingCall, type PendingCallStatus, transitionPendingCall } from "./engine/pending-calls";
+export {
+  callsWaitingForAccount,
+  expireOpenCallsOfAgent,
+  getPendingCall,
+  type PendingCall,
+  type PendingCallStatus,
+  transitionPendingCall,
+  waitsOnSomeone,
+} from "./engine/pending-calls";
 export { ResponseCache } from "./engine/response-cache";
 export { SerialQueue } from "./engine/serial-queue";
 export type { AgentIdentity, SpaceChannel, ToolContext, ToolRuntime } from "./engine/tool-context";

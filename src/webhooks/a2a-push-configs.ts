@@ -4,12 +4,73 @@
  * object when one of its tasks changes (`a2a-task-push.ts`) and again before
  * each attempt, so a deleted config gets nothing more and its credentials
  * stay in D1 alone (never in the object's retry rows).
+ *
+ * The credentials (the token and the authentication's credentials) are
+ * sealed at rest as one blob with the accounts key, as connected accounts'
+ * tokens are (`accounts/token-cipher.ts`: AES-256-GCM under the first key of
+ * `ACCOUNTS_KEYS`, any key opens), bound to the config's task and id so a
+ * blob copied to another row does not open. Rows written before sealing
+ * keep theirs in the plain columns and are read as they are until the
+ * config is written again.
  */
 import { and, asc, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { z } from "zod";
+import { AccountsKeysError, type SealBinding, type TokenCipher, tokenCipherFor } from "../accounts/token-cipher";
 import type { Database } from "../db/client";
+import { parseStoredJson } from "../db/parse-stored-json";
 import { a2aPushConfigs } from "../db/schema";
 
 export type A2aPushConfig = typeof a2aPushConfigs.$inferSelect;
+
+/** What a config holds in secret: sent with each push, shown back to its caller, never kept in clear. */
+export type PushCredentials = { token: string | null; authCredentials: string | null };
+
+const SealedCredentials = z.object({ token: z.string().nullable(), authCredentials: z.string().nullable() });
+
+const bindingOf = (config: Pick<A2aPushConfig, "taskId" | "id">): SealBinding => ({ purpose: "a2a-push-config", context: [config.taskId, config.id] });
+
+/**
+ * The row's secret columns for `credentials`: sealed, the plain columns
+ * empty. Without credentials nothing is sealed (and no key is needed).
+ * Throws `AccountsKeysError` when there is something to seal and
+ * `ACCOUNTS_KEYS` is missing or malformed.
+ */
+export async function sealPushCredentials(
+  env: { ACCOUNTS_KEYS?: unknown },
+  config: Pick<A2aPushConfig, "taskId" | "id">,
+  credentials: PushCredentials,
+): Promise<Pick<A2aPushConfig, "token" | "authCredentials" | "sealedCredentials" | "keyId">> {
+  const empty = { token: null, authCredentials: null, sealedCredentials: null, keyId: null };
+  if (credentials.token === null && credentials.authCredentials === null) return empty;
+  const sealed = await (await tokenCipherFor(env)).sealText(JSON.stringify(credentials), bindingOf(config));
+  return { ...empty, sealedCredentials: sealed.blob, keyId: sealed.keyId };
+}
+
+/** The config's credentials, opened; a row written before sealing gives its plain columns. A failure says why, never what the blob holds. */
+export async function openPushCredentials(env: { ACCOUNTS_KEYS?: unknown }, config: A2aPushConfig): Promise<({ ok: true } & PushCredentials) | { ok: false; message: string }> {
+  if (config.sealedCredentials === null) return { ok: true, token: config.token, authCredentials: config.authCredentials };
+  let cipher: TokenCipher;
+  try {
+    cipher = await tokenCipherFor(env);
+  } catch (error) {
+    if (error instanceof AccountsKeysError)
+      return { ok: false, message: `The credentials of push notification config "${config.id}" cannot be opened: ACCOUNTS_KEYS ${error.problem}` };
+    throw error;
+  }
+  const opened = await cipher.openText(config.sealedCredentials, bindingOf(config));
+  if (!opened.ok) {
+    const why =
+      opened.code === "unknown_key"
+        ? `they were sealed with key "${config.keyId}", which ACCOUNTS_KEYS no longer holds`
+        : opened.code === "not_authentic"
+          ? "they were altered, belong to another config, or the key under their key id changed"
+          : "they are not in a form this gateway writes";
+    return { ok: false, message: `The credentials of push notification config "${config.id}" do not open: ${why}` };
+  }
+  const parsed = parseStoredJson(SealedCredentials, opened.text);
+  if (!parsed.ok) return { ok: false, message: `The credentials of push notification config "${config.id}" open but are not in a form this gateway reads` };
+  return { ok: true, ...parsed.value };
+}
 
 /** At most this many configs per task. */
 export const maxPushConfigsPerTask = 10;

@@ -17,7 +17,7 @@
 import { getDatabase } from "../db/client";
 import { deadLetterIdOf, markDeadLetterDelivered, recordDeadLetter } from "./webhook-dead-letters";
 import { getSubscription } from "./webhook-subscriptions";
-import { getPushConfig } from "./a2a-push-configs";
+import { getPushConfig, openPushCredentials } from "./a2a-push-configs";
 import { a2aPushHeaders } from "./a2a-task-push";
 import type { AppEnv } from "../env";
 import { parseJsonSafely } from "../json";
@@ -163,7 +163,14 @@ export class WebhookSender {
       // Deleted (or its agent with it): nothing more goes to it.
       const config = await getPushConfig(database, delivery.a2aPush.taskId, delivery.a2aPush.configId);
       if (!config) return storage.deleteDeadline(deadlineId);
-      a2aHeaders = a2aPushHeaders(config);
+      const credentials = await openPushCredentials(env, config);
+      if (!credentials.ok) {
+        // Never sent without the credentials its receiver checks; opening again later would fail the same way.
+        storage.deleteDeadline(deadlineId);
+        this.#publish(delivery, "failed", { attempt: delivery.attempt, error: credentials.message, willRetry: false });
+        return;
+      }
+      a2aHeaders = a2aPushHeaders({ ...credentials, authScheme: config.authScheme });
     } else if (delivery.subscriptionId) {
       const subscription = await getSubscription(database, delivery.subscriptionId);
       if (!subscription) {

@@ -2,10 +2,12 @@
  * Push notifications of the A2A face, driven by the A2A SDK's client: a
  * config's round trip (create, get, list, delete), the task POSTed to a fake
  * receiver when it waits on its caller and when it completes (with the
- * config's credentials, as the protocol says), a URL the gateway's policy
+ * config's credentials, as the protocol says, though D1 holds them sealed;
+ * a row written before sealing still works), a URL the gateway's policy
  * refuses, and parameters that do not fit.
  */
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { secret, secretHeaders } from "../support/api";
 import { a2aClient, a2aRpc } from "../support/a2a-client";
@@ -15,6 +17,11 @@ import { enter } from "../support/tool-world";
 const a2a = { a2a: { enabled: true } };
 
 type Received = { method: string; headers: Record<string, string>; body: string };
+
+/** The config rows of a task, read straight from D1 (what someone with the database sees). */
+async function storedConfigs(taskId: string): Promise<Record<string, unknown>[]> {
+  return (await env.DB.prepare("SELECT * FROM a2a_push_configs WHERE task_id = ? ORDER BY id").bind(taskId).all<Record<string, unknown>>()).results;
+}
 
 async function received(id: string): Promise<Received[]> {
   return (await (await fetch(`http://hooks.test/recorded/${id}`)).json()) as Received[];
@@ -98,6 +105,10 @@ describe("A2A push notification configs", () => {
       token: "task-token",
       authentication: { scheme: "Bearer", credentials: "receiver-secret" },
     });
+    // At rest the credentials are one sealed blob: neither the token nor the credentials are in the row.
+    const [row] = await storedConfigs(first.id);
+    expect(JSON.stringify(row)).not.toMatch(/task-token|receiver-secret/);
+    expect(row).toMatchObject({ token: null, auth_credentials: null, auth_scheme: "Bearer", key_id: "test1", sealed_credentials: expect.stringMatching(/^v1\.test1\./) });
     const second = asTask(await client.sendMessage(answer({ size: "M" }, first.id)));
     expect(second.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const pushedTask = (entry: Received) => (JSON.parse(entry.body) as { task: { id: string; contextId: string; status: { state: string; message?: { parts: unknown[] } } } }).task;
@@ -115,6 +126,46 @@ describe("A2A push notification configs", () => {
     await waitUntil(async () => (await received(receiver)).some((entry) => pushedTask(entry).status.state === "TASK_STATE_COMPLETED"), 10_000, "the completed push");
     const states = (await received(receiver)).map((entry) => pushedTask(entry).status.state);
     expect(states).toEqual(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]);
+  });
+});
+
+describe("A2A push notification configs: credentials at rest", () => {
+  it("a config written before credentials were sealed (plain columns) is still shown and pushed with them; a sealed blob moved to another config does not open", async () => {
+    const { agent, client, contextId } = await agentInConversation((spaceId) => [
+      { toolCalls: [enter(spaceId), { name: "pick_size", args: { item: "scarf" } }] },
+      { text: "Noted." },
+    ]);
+    const waiting = asTask(await client.sendMessage(send("A scarf", { contextId })));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const receiver = crypto.randomUUID();
+    const url = `http://hooks.test/ok/${receiver}`;
+    // As the release before sealing wrote it: token and credentials in clear, nothing sealed.
+    await env.DB.prepare(
+      "INSERT INTO a2a_push_configs (task_id, id, agent_id, context_id, url, token, auth_scheme, auth_credentials, created_at) VALUES (?, 'legacy', ?, ?, ?, 'old-token', 'Bearer', 'old-secret', ?)",
+    )
+      .bind(waiting.id, agent.id, contextId, url, new Date().toISOString())
+      .run();
+    expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId: waiting.id, id: "legacy" })).toMatchObject({
+      url,
+      token: "old-token",
+      authentication: { scheme: "Bearer", credentials: "old-secret" },
+    });
+    // A sealed blob copied onto another config's row does not open there (it is bound to its own task and id).
+    const elsewhere = `http://hooks.test/ok/${crypto.randomUUID()}`;
+    for (const id of ["sealed", "moved"])
+      await client.createTaskPushNotificationConfig({ tenant: "", id, taskId: waiting.id, url: elsewhere, token: `${id}-token`, authentication: undefined });
+    const sealed = (await storedConfigs(waiting.id)).find((row) => row.id === "sealed");
+    await env.DB.prepare("UPDATE a2a_push_configs SET sealed_credentials = ? WHERE task_id = ? AND id = 'moved'").bind(sealed?.sealed_credentials, waiting.id).run();
+    const moved = await a2aRpc(agent.id, secretHeaders, { jsonrpc: "2.0", id: 1, method: "GetTaskPushNotificationConfig", params: { taskId: waiting.id, id: "moved" } });
+    expect(moved.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/credentials of push notification config "moved" do not open/) });
+    expect(JSON.stringify(moved.body)).not.toMatch(/sealed-token/);
+    for (const id of ["sealed", "moved"]) await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: waiting.id, id });
+    const done = asTask(await client.sendMessage(answer({ size: "S" }, waiting.id)));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    await waitUntil(async () => (await received(receiver)).length >= 1, 10_000, "the push to the config written before sealing");
+    const [pushed] = await received(receiver);
+    expect(pushed.headers.authorization).toBe("Bearer old-secret");
+    expect(pushed.headers["x-a2a-notification-token"]).toBe("old-token");
   });
 });
 

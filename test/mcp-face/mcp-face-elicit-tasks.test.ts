@@ -340,6 +340,26 @@ describe("ask_agent as an MCP task", () => {
     await expect(client.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/terminal status: cancelled/);
   });
 
+  it("a run that waits on its sub-agent is working, not input_required: nobody is asked for what the gateway settles itself", async () => {
+    const askOps = { name: "ask_ops", description: "Ask ops", executionType: "external", visible: false, inputSchema: { type: "object" }, timeout: 60_000 };
+    const child = await createAgent({ ...scriptedConfig([{ toolCalls: [{ name: "ask_ops", args: {} }] }, { text: "ops said yes" }]), tools: [askOps] });
+    const parent = await createAgent({
+      ...scriptedConfig([{ toolCalls: [{ name: "team__worker", args: { task: "check with ops" } }] }, { text: "Done." }]),
+      providers: [{ name: "team", type: "agents", agents: [{ agentId: child.id, name: "worker" }] }],
+    });
+    const client = await connectFace(`/mcp/agents/${parent.id}`, secretHeaders);
+    const created = await client.request({ method: "tools/call", params: { name: "ask_agent", arguments: { text: "Go", timeoutSeconds: 30 }, task: {} } }, CreateTaskResultSchema);
+    const childCall = await waitingCall(child.id);
+    const parentCalls = await secret<{ pendingToolCalls: { executionType: string; status: string }[] }>(`/api/agents/${parent.id}/pending-tool-calls`);
+    expect(parentCalls.body.pendingToolCalls).toEqual([expect.objectContaining({ executionType: "agent", status: "waiting" })]);
+    expect(await client.experimental.tasks.getTask(created.task.taskId)).toMatchObject({ status: "working" });
+    expect((await callFaceTool(client, "list_waiting_calls", {})).structured.calls).toEqual([]);
+    // The child's own call is what waits on someone: answered, both runs end and the task completes.
+    const childFace = await connectFace(`/mcp/agents/${child.id}`, secretHeaders);
+    expect((await callFaceTool(childFace, "answer_call", { callId: childCall.toolCallId, result: { ok: true } })).isError).toBe(false);
+    expect((await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema)).structuredContent).toMatchObject({ status: "completed", answer: "Done." });
+  });
+
   it("a tool that does not run as a task, or arguments that would fail, make no task", async () => {
     const agent = await createAgent(scriptedConfig([]));
     const client = await connectFace(`/mcp/agents/${agent.id}`, secretHeaders);

@@ -3,7 +3,8 @@
  * client over the network, as another agent platform would: the card found
  * under the agent's endpoint, a task that completes with the agent's reply,
  * and a task whose `space` tool waits on the caller (`input-required`),
- * answered over A2A, then `completed`; a person's JWT as bearer.
+ * answered over A2A, then `completed`; a person's JWT as bearer; the same
+ * message sent again answers with the one task it made.
  */
 import { SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
@@ -87,5 +88,24 @@ describe("A2A against npm run dev", () => {
     const done = (await client.sendMessage(answer({ size: "M" }, waiting.id))) as Task;
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(done)).toBe("Size noted.");
+  }, 60_000);
+
+  it("the same message sent again (a client retrying) answers with the task it made: one run, one message in the conversation", async () => {
+    const agent = await admin.agents.create({
+      agent: { name: "Once" },
+      model: { provider: "scripted", turns: [{ text: "Only once." }, { text: "A second run." }] },
+      a2a: { enabled: true },
+    });
+    const client = await clientFor(agent.id, `Bearer ${gateway.vars.GATEWAY_SECRET_KEY}`);
+    const request = send("Say it once");
+    const first = (await client.sendMessage(request)) as Task;
+    const again = (await client.sendMessage(request)) as Task;
+    expect(again.id).toBe(first.id);
+    expect(again.contextId).toBe(first.contextId);
+    expect(textOf(again)).toBe("Only once.");
+    const { runs } = await admin.agents.runs(agent.id);
+    expect(runs.map((run) => run.id)).toEqual([first.id]);
+    const messages = await admin.messages.list(first.contextId);
+    expect(messages.messages.filter((message) => message.text === "Say it once")).toHaveLength(1);
   }, 60_000);
 });

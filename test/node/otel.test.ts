@@ -394,12 +394,18 @@ describe("OpenTelemetry traces", () => {
       endTimeMs: 1_763_000_000_456,
       attributes: { text: "é ✓", empty: "", yes: true, no: false, zero: 0, big: 9_007_199_254_740_991, negative: -42, ratio: 0.25, list: ["a", "", "c"] },
       events: [{ name: "retried", timeMs: 1_763_000_000_200, attributes: { attempt: 2 } }],
+      links: [
+        { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: true, attributes: { "gen_ai.tool.call.id": "call_1" } },
+        { traceId: "5bf92f3577b34da6a3ce929d0e0e4737", spanId: "10f067aa0ba902b8", sampled: false },
+      ],
       status: { code: "error", message: "timeout" },
     };
     const identity = { resource: { "service.name": "switchboard", "service.version": "0.1.0" }, scope: { name: "switchboard", version: "1.41.0" } };
     const decoded = decodeProtobufExport(encodeOtlpProtobuf(identity, [span, { ...span, spanId: "b7ad6b7169203332", parentSpanId: undefined, status: { code: "unset" } }]));
     const json = JSON.parse(encodeOtlpJson(identity, [span])) as {
-      resourceSpans: { scopeSpans: { spans: { attributes: { key: string; value: unknown }[]; startTimeUnixNano: string; endTimeUnixNano: string }[] }[] }[];
+      resourceSpans: {
+        scopeSpans: { spans: { attributes: { key: string; value: unknown }[]; startTimeUnixNano: string; endTimeUnixNano: string; links: unknown[] }[] }[];
+      }[];
     };
     const jsonSpan = json.resourceSpans[0]?.scopeSpans[0]?.spans[0];
     const [first, second] = decoded.spans;
@@ -419,6 +425,15 @@ describe("OpenTelemetry traces", () => {
     expect(Object.keys(first?.attributes ?? {})).toEqual(Object.keys(span.attributes));
     for (const entry of jsonSpan?.attributes ?? []) expect(first?.attributes[entry.key]).toEqual(entry.value);
     expect(attributesAsData(first as DecodedSpan)).toEqual({ ...span.attributes });
+    // Links (a run woken by late answers links to their calls), with the linked spans' trace flags.
+    expect(first?.links).toEqual([
+      { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", flags: 1, attributes: { "gen_ai.tool.call.id": { stringValue: "call_1" } } },
+      { traceId: "5bf92f3577b34da6a3ce929d0e0e4737", spanId: "10f067aa0ba902b8", attributes: {} },
+    ]);
+    expect(jsonSpan?.links).toEqual([
+      { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", flags: 1, attributes: [{ key: "gen_ai.tool.call.id", value: { stringValue: "call_1" } }] },
+      { traceId: "5bf92f3577b34da6a3ce929d0e0e4737", spanId: "10f067aa0ba902b8", flags: 0, attributes: [] },
+    ]);
     expect(second?.parentSpanId).toBe("");
     expect(second?.status).toEqual({});
     expect(decoded.resource["service.version"]).toEqual({ stringValue: "0.1.0" });

@@ -22,12 +22,20 @@ export type DecodedSpan = {
   startTimeUnixNano: string;
   endTimeUnixNano: string;
   attributes: Record<string, DecodedValue>;
+  links: { traceId: string; spanId: string; flags?: number; attributes: Record<string, DecodedValue> }[];
   status: { code?: number; message?: string };
 };
 export type DecodedExport = { contentType: string; headers: Record<string, string | string[] | undefined>; resource: Record<string, DecodedValue>; spans: DecodedSpan[] };
 
 type RawKeyValue = { key: string; value?: DecodedValue };
-type RawSpan = Omit<DecodedSpan, "traceId" | "spanId" | "parentSpanId" | "attributes"> & { traceId: string; spanId: string; parentSpanId?: string; attributes?: RawKeyValue[] };
+type RawLink = { traceId?: string; spanId?: string; flags?: number; attributes?: RawKeyValue[] };
+type RawSpan = Omit<DecodedSpan, "traceId" | "spanId" | "parentSpanId" | "attributes" | "links"> & {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes?: RawKeyValue[];
+  links?: RawLink[];
+};
 type RawRequest = { resourceSpans?: { resource?: { attributes?: RawKeyValue[] }; scopeSpans?: { spans?: RawSpan[] }[] }[] };
 
 function loadRequestType(): protobuf.Type {
@@ -60,6 +68,12 @@ function flatten(request: RawRequest, ids: (value: string | undefined) => string
           spanId: ids(span.spanId),
           parentSpanId: span.parentSpanId ? ids(span.parentSpanId) : "",
           attributes: attributesOf(span.attributes),
+          links: (span.links ?? []).map((link) => ({
+            traceId: ids(link.traceId),
+            spanId: ids(link.spanId),
+            ...(link.flags !== undefined && { flags: link.flags }),
+            attributes: attributesOf(link.attributes),
+          })),
           status: span.status ?? {},
         })),
       ),

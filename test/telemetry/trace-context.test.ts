@@ -1,11 +1,11 @@
 /**
  * W3C `traceparent`: a valid value is taken (the run becomes its child), a
- * malformed one is ignored rather than refused, and the gateway's own ids
- * are well formed.
+ * malformed one is ignored rather than refused, a call whose answer woke the
+ * run is linked (never a parent), and the gateway's own ids are well formed.
  */
 import { describe, expect, it } from "vitest";
 import { formatTraceparent, newSpanId, newTraceId, parseTraceparent, readTraceparent, traceparentOf } from "../../src/telemetry/trace-context";
-import { startRunTrace } from "../../src/telemetry/run-trace";
+import { RunTrace, startRunTrace } from "../../src/telemetry/run-trace";
 
 const valid = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
@@ -58,5 +58,20 @@ describe("traceparent", () => {
     expect(own.parentSpanId).toBeUndefined();
     expect(own.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(own.sampled).toBe(true);
+  });
+
+  it("links a run to the calls whose answers woke it, never making them its parent; at most 128 links", () => {
+    const call = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+    const answered = [{ toolCallId: "call_a", traceparent: call }, { toolCallId: "call_b", traceparent: "garbage" }, { toolCallId: "call_c" }];
+    const linked = startRunTrace([valid], "spc_1", answered);
+    expect(linked).toMatchObject({ traceId: "0af7651916cd43dd8448eb211c80319c", parentSpanId: "b7ad6b7169203331" });
+    expect(linked.links).toEqual([{ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: false, toolCallId: "call_a" }]);
+    const alone = startRunTrace([], "run_2", answered);
+    expect(alone.parentSpanId).toBeUndefined();
+    expect(alone.traceId).not.toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(RunTrace.parse(alone)).toEqual(alone);
+    const many = Array.from({ length: 200 }, (_, index) => ({ toolCallId: `call_${index}`, traceparent: call }));
+    expect(startRunTrace([], "run_3", many).links).toHaveLength(128);
+    expect(startRunTrace([], "run_4").links).toBeUndefined();
   });
 });

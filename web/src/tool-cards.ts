@@ -1,8 +1,10 @@
 /**
- * Tool cards: how a `role: "tool"` message's call is drawn. A registry maps a
- * tool's `display.customUI` (first) or its name to a component; anything else
- * gets the generic card, which shows the streamed arguments, the result or
- * the error, and for a call waiting on a person (`requires_action`) a form
+ * Tool cards: how a message's `tool_call` part is drawn, whatever the
+ * message's role (`tool`, or `assistant` for a tool whose `display.messageRole`
+ * says so). A registry maps a tool's `display.customUI` (first) or its name
+ * to a component; anything else gets the generic card, which shows the
+ * streamed arguments, the result or the error, and for a call waiting on a
+ * person (`requires_action`) a form
  * generated from the tool's `resultSchema` (a one-field reply when it has none).
  * A card the signed-in person may not answer (its `answeredBy`) is read-only
  * and says who may. Approval cards have their own component (`approval-card.ts`),

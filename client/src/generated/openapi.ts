@@ -1982,6 +1982,8 @@ export type components = {
                         customUI?: string;
                         /** @enum {string} */
                         mode?: "full" | "minimal" | "hidden";
+                        /** @enum {string} */
+                        messageRole?: "tool" | "assistant";
                     };
                     queue?: string;
                     cache?: components["schemas"]["ToolCache"];
@@ -2153,6 +2155,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2194,6 +2198,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2232,6 +2238,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2271,6 +2279,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2299,6 +2309,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2329,6 +2341,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2357,6 +2371,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -2365,6 +2381,8 @@ export type components = {
             executionType: "agent";
             execution: {
                 agentId: string;
+                /** @description The caller's config parts a task carries: "model" (provider, model, sampling settings) and "limits"; the sub-agent's run on it uses them instead of its own */
+                inherit?: ("model" | "limits")[];
                 expiresIn?: number;
             };
         };
@@ -2457,6 +2475,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             queue?: string;
             cache?: components["schemas"]["ToolCache"];
@@ -2487,6 +2507,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             queue?: string;
             cache?: components["schemas"]["ToolCache"];
@@ -2501,6 +2523,8 @@ export type components = {
             }[];
             isAsync?: boolean;
             maxDepth?: number;
+            /** @description The caller's config parts a task carries: "model" (provider, model, sampling settings) and "limits"; the sub-agent's run on it uses them instead of its own */
+            inherit?: ("model" | "limits")[];
             expiresIn?: number;
         } | {
             name: string;
@@ -2511,6 +2535,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             queue?: string;
             timeout?: number;
@@ -3013,6 +3039,8 @@ export type components = {
                         customUI?: string;
                         /** @enum {string} */
                         mode?: "full" | "minimal" | "hidden";
+                        /** @enum {string} */
+                        messageRole?: "tool" | "assistant";
                     };
                     queue?: string;
                     cache?: components["schemas"]["ToolCache"];
@@ -3242,6 +3270,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3283,6 +3313,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3321,6 +3353,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3360,6 +3394,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3388,6 +3424,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3418,6 +3456,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3446,6 +3486,8 @@ export type components = {
                 customUI?: string;
                 /** @enum {string} */
                 mode?: "full" | "minimal" | "hidden";
+                /** @enum {string} */
+                messageRole?: "tool" | "assistant";
             };
             approval?: components["schemas"]["ApprovalConfig"];
             queue?: string;
@@ -3454,6 +3496,8 @@ export type components = {
             executionType: "agent";
             execution: {
                 agentId: string;
+                /** @description The caller's config parts a task carries: "model" (provider, model, sampling settings) and "limits"; the sub-agent's run on it uses them instead of its own */
+                inherit?: ("model" | "limits")[];
                 expiresIn?: number;
             };
         };

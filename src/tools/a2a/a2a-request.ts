@@ -9,6 +9,7 @@ import { parseJsonSafely } from "../../json";
 import { originOf, pinnedFetch } from "../../security/pinned-request";
 import { readLimitedBody } from "../../security/read-limited-body";
 import { outboundUrlProblem, urlPolicyOf } from "../../security/url-policy";
+import { withGatewayHeaders } from "../config/configured-headers";
 import { fillHeaders } from "../gateway/fill-headers";
 import type { A2aProviderConfig } from "../config/provider-config";
 
@@ -55,8 +56,8 @@ export async function requestA2a(provider: A2aProviderConfig, env: Record<string
         accept: "application/json",
         ...(request.body !== undefined && { "content-type": "application/json" }),
         "a2a-version": "1.0",
-        ...headers.value,
-        ...request.extraHeaders,
+        // The gateway's own (the call's `traceparent`) yield to the provider's configured ones, as for every tool.
+        ...withGatewayHeaders(headers.value, request.extraHeaders),
       },
       ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
       signal: controller.signal,

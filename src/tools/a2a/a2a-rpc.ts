@@ -18,7 +18,8 @@ const Envelope = z.union([
   z.object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number(), message: z.string().max(2_000) }) }),
 ]);
 
-export type RpcCall = { endpoint: string; method: "SendMessage" | "GetTask"; id: string; params: unknown; timeoutMs: number; signal?: AbortSignal };
+/** `traceparent`: the span of the call the request is made for, when the agent traces (sent as the header). */
+export type RpcCall = { endpoint: string; method: "SendMessage" | "GetTask"; id: string; params: unknown; timeoutMs: number; signal?: AbortSignal; traceparent?: string };
 
 export async function a2aRpc(provider: A2aProviderConfig, env: Record<string, unknown>, call: RpcCall): Promise<A2aAnswer> {
   const answer = await requestA2a(provider, env, `${call.method} at ${call.endpoint}`, {
@@ -28,6 +29,7 @@ export async function a2aRpc(provider: A2aProviderConfig, env: Record<string, un
     maxBytes: maxRpcAnswerBytes,
     timeoutMs: call.timeoutMs,
     signal: call.signal,
+    ...(call.traceparent !== undefined && { extraHeaders: { traceparent: call.traceparent } }),
   });
   if (!answer.ok) return answer;
   const envelope = Envelope.safeParse(answer.value);
@@ -43,7 +45,7 @@ export async function a2aRpc(provider: A2aProviderConfig, env: Record<string, un
 export async function readRemoteTask(
   provider: A2aProviderConfig,
   env: Record<string, unknown>,
-  task: { endpoint: string; remoteTaskId: string; toolCallId: string },
+  task: { endpoint: string; remoteTaskId: string; toolCallId: string; traceparent?: string },
   where: string,
   signal?: AbortSignal,
 ): Promise<TaskReading | { error: string }> {
@@ -54,6 +56,7 @@ export async function readRemoteTask(
     params: { id: task.remoteTaskId, historyLength: 0 },
     timeoutMs: Math.min(pollTimeoutMs, provider.timeout ?? pollTimeoutMs),
     signal,
+    ...(task.traceparent !== undefined && { traceparent: task.traceparent }),
   });
   if (!answer.ok) return { error: answer.error };
   const parsed = RemoteTask.safeParse(answer.value);

@@ -15,11 +15,18 @@
  *
  * Done again after a restart, a call that was sent finds its pending row and
  * its poll deadline and waits on: the message is never sent a second time.
- * (A restart between the send and the row leaves the journal unmarked; the
- * call is then sent again with the same message id, which a remote may use
- * to tell the repeat.)
+ * A restart after the remote took the message but before the pending row
+ * and the journal's mark leaves the call to be done again, and its message
+ * to be sent again (the remote task's id is only known from the answer: a
+ * row written before the send could not spare that). It is the very same
+ * request: the message id is the gateway's call id, and the call's expiry
+ * (so its push URL) is kept in the object's storage before the first send
+ * and read back. A remote can so tell the message it already took, as the
+ * protocol lets it, and answer with the task it made (the gateway's own A2A
+ * face does); the call's timeout counts from the first send.
  */
 import { signCallbackToken } from "../../security/callback-token";
+import { traceHeader } from "../../telemetry/tracer";
 import type { A2aProviderConfig } from "../config/provider-config";
 import { gatewayOriginOf } from "../engine/ask-to-connect";
 import { createPendingCall, getPendingCall } from "../engine/pending-calls";
@@ -46,9 +53,19 @@ export async function runA2aSkill(context: PendingCallContext & SettingsAccess, 
   const resumed = await resumeSent(context, provider, call);
   if (resumed !== undefined) return resumed;
 
+  const runtime = context.toolRuntime;
   const timeoutMs = provider.timeout ?? context.config.limits.toolTimeout;
-  const startedAt = Date.now();
-  const expiresAt = startedAt + timeoutMs;
+  // The expiry is kept before the message goes out: done again after a restart, the call sends the same request and keeps its deadline.
+  const expiryId = `expiry:${call.toolCallId}`;
+  const keptExpiry = runtime.deadlines.get(expiryId);
+  const expiresAt = keptExpiry?.kind === "call_expiry" ? keptExpiry.dueAt - backstopGraceMs : Date.now() + timeoutMs;
+  const startedAt = expiresAt - timeoutMs;
+  if (keptExpiry === undefined) runtime.deadlines.set({ id: expiryId, kind: "call_expiry", dueAt: expiresAt + backstopGraceMs, payload: { toolCallId: call.toolCallId } });
+  const ended = (outcome: ToolOutcome): ToolOutcome => {
+    // Answered without a pending call: its expiry has nothing to expire.
+    runtime.deadlines.delete(expiryId);
+    return outcome;
+  };
   const args = call.args as { message: string; data?: Record<string, unknown> };
   const origin = gatewayOriginOf(context);
   const pushUrl =
@@ -70,17 +87,24 @@ export async function runA2aSkill(context: PendingCallContext & SettingsAccess, 
     },
     timeoutMs,
     signal: call.abortSignal,
+    ...traceHeader(call.span),
   });
-  if (!sent.ok) return failed(`${where}: ${sent.error}`, sent.kind);
+  if (!sent.ok) return ended(failed(`${where}: ${sent.error}`, sent.kind));
   const answer = SendMessageResult.safeParse(sent.value);
-  if (!answer.success) return failed(`${where} answered SendMessage with neither a task nor a message`, "upstream");
-  if ("message" in answer.data) return messageOutcome(answer.data.message);
+  if (!answer.success) return ended(failed(`${where} answered SendMessage with neither a task nor a message`, "upstream"));
+  if ("message" in answer.data) return ended(messageOutcome(answer.data.message));
   const task = answer.data.task;
   const reading = readTask(task, where);
-  if ("done" in reading) return reading.done;
+  if ("done" in reading) return ended(reading.done);
   // `returnImmediately` answers with the task as it was created: one look at once lets a quick remote answer without a wait.
-  const first = await readRemoteTask(provider, context.env, { endpoint: card.endpoint, remoteTaskId: task.id, toolCallId: call.toolCallId }, where, call.abortSignal);
-  if ("done" in first) return first.done;
+  const first = await readRemoteTask(
+    provider,
+    context.env,
+    { endpoint: card.endpoint, remoteTaskId: task.id, toolCallId: call.toolCallId, ...traceHeader(call.span) },
+    where,
+    call.abortSignal,
+  );
+  if ("done" in first) return ended(first.done);
   const state = "working" in first ? first.working : reading.working;
 
   // Under way: a pending call with the tool's timeout as its expiry, followed by polls (and pushes).
@@ -97,8 +121,6 @@ export async function runA2aSkill(context: PendingCallContext & SettingsAccess, 
     expiresAt: new Date(expiresAt).toISOString(),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
   });
-  const runtime = context.toolRuntime;
-  runtime.deadlines.set({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: expiresAt + backstopGraceMs, payload: { toolCallId: call.toolCallId } });
   const poll: A2aPoll = {
     toolCallId: call.toolCallId,
     toolName: call.toolName,
@@ -146,7 +168,7 @@ async function waitForTask(context: PendingCallContext, provider: A2aProviderCon
       // Settled just before (a push as time ran out): that outcome stands.
       return (await calls.await(call.toolCallId, 0)) ?? failed(reason, "timeout");
     }
-    const reading = await readRemoteTask(provider, context.env, poll, remoteNamed(poll), call.abortSignal);
+    const reading = await readRemoteTask(provider, context.env, { ...poll, ...traceHeader(call.span) }, remoteNamed(poll), call.abortSignal);
     if ("done" in reading) {
       const { done } = reading;
       await calls.settleWith(call.toolCallId, async () => done);

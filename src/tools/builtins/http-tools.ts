@@ -6,14 +6,18 @@
  * Every URL, redirects included, goes by the gateway's URL policy right
  * before the request; answers are read as streams up to a cap and bounded in
  * time. Requests carry the hop header (so a chain through this gateway
- * stops), and writes carry the call's id as `idempotency-key`, so a call
- * done again after a restart can be recognised by an upstream that cares.
+ * stops) and, when the agent traces, the call span's `traceparent` (the
+ * model's own `traceparent` or `tracestate` never replaces it: a model must
+ * not be able to put the gateway's requests in a trace of its choosing);
+ * writes carry the call's id as `idempotency-key`, so a call done again
+ * after a restart can be recognised by an upstream that cares.
  */
 import { z } from "@hono/zod-openapi";
-import { tool, zodSchema } from "ai";
+import { type ToolExecutionOptions, tool, zodSchema } from "ai";
 import { bytesToBase64 } from "../../base64";
 import { parseJsonSafely } from "../../json";
 import type { JournalAccess, PlatformAccess, RunIdentity, SettingsAccess } from "../engine/tool-context";
+import type { BuiltinCallContext } from "../engine/tool-pipeline";
 import { hopHeader } from "../../protocol/hop";
 import { failed, succeeded, type ToolOutcome } from "../engine/tool-outcome";
 import { htmlToMarkdown } from "../http/html-to-markdown";
@@ -80,12 +84,15 @@ export function createHttpTools(context: RunIdentity & PlatformAccess & Settings
   });
 
   type RequestInput = { url: string; method?: (typeof methods)[number]; headers?: Record<string, string>; body?: unknown; timeoutMs?: number };
+  type CallOptions = Pick<ToolExecutionOptions<BuiltinCallContext>, "toolCallId" | "abortSignal"> & { context?: BuiltinCallContext };
   /** One request by `http_request`'s rules (`http_get` and `http_post` are this with the method set). */
-  const request = async ({ url, method = "GET", headers, body, timeoutMs }: RequestInput, { toolCallId, abortSignal }: { toolCallId: string; abortSignal?: AbortSignal }) => {
+  const request = async ({ url, method = "GET", headers, body, timeoutMs }: RequestInput, { toolCallId, abortSignal, context: call }: CallOptions) => {
     const refused = refusedHeader(headers);
     if (refused) return failed(`The header "${refused}" cannot be set`);
     if (body !== undefined && (method === "GET" || method === "HEAD")) return failed(`A ${method} request has no body`);
     const own = lowercase(headers);
+    // A `tracestate` belongs to the trace its `traceparent` names: the gateway's own, when it sends one.
+    if (call?.traceparent !== undefined) delete own.tracestate;
     let text: string | undefined;
     if (typeof body === "string") text = body;
     else if (body !== undefined) {
@@ -98,6 +105,7 @@ export function createHttpTools(context: RunIdentity & PlatformAccess & Settings
       method,
       headers: baseHeaders(toolCallId, method),
       originHeaders: own,
+      ownedHeaders: traceHeaders(call),
       body: text,
       timeoutMs: Math.min(timeoutMs ?? limits.toolTimeout, limits.toolTimeout),
       maxBytes: limits.toolResponseMaxBytes,
@@ -156,11 +164,12 @@ export function createHttpTools(context: RunIdentity & PlatformAccess & Settings
     fetch_page: tool({
       description: "Fetch a web page and return its readable text (markdown by default: headings, lists, links) and title. Scripts, styles and markup are dropped.",
       inputSchema: schemas.fetchPage,
-      execute: async ({ url, format = "markdown", maxChars = 20_000 }, { abortSignal }) => {
+      execute: async ({ url, format = "markdown", maxChars = 20_000 }, { abortSignal, context: call }: CallOptions) => {
         const answer = await sendOutboundRequest({
           url,
           method: "GET",
           headers: { ...baseHeaders("", "GET"), accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5" },
+          ownedHeaders: traceHeaders(call),
           timeoutMs: limits.toolTimeout,
           maxBytes: maxPageBytes,
           maxRedirects,
@@ -193,6 +202,11 @@ export function createHttpTools(context: RunIdentity & PlatformAccess & Settings
       },
     }),
   };
+}
+
+/** The call's trace as a header only the gateway sets: its span's `traceparent` (nothing when the agent does not trace). */
+function traceHeaders(call: BuiltinCallContext | undefined): Record<string, string> {
+  return call?.traceparent === undefined ? {} : { traceparent: call.traceparent };
 }
 
 function lowercase(headers: Record<string, string> | undefined): Record<string, string> {

@@ -9,6 +9,7 @@ import { z } from "@hono/zod-openapi";
 import { tool, zodSchema } from "ai";
 import type { PlatformAccess, SettingsAccess } from "../engine/tool-context";
 import { failed, succeeded } from "../engine/tool-outcome";
+import type { BuiltinCallContext } from "../engine/tool-pipeline";
 import { tavilySearch } from "../http/tavily-search";
 import type { WebSearchProvider } from "../http/web-search-provider";
 import type { WebSearchConfig } from "../config/web-search-config";
@@ -40,10 +41,10 @@ export function createSearchTools(context: PlatformAccess & SettingsAccess) {
           limit: z.number().int().min(1).max(20).optional().describe(`How many results (default ${usual}, at most ${most})`),
         }),
       ),
-      execute: async ({ query, limit }, { abortSignal }) => {
+      execute: async ({ query, limit }, { abortSignal, context: call }: { abortSignal?: AbortSignal; context?: BuiltinCallContext }) => {
         if (config === undefined) return failed("Web search is not configured for this agent (webSearch in its config)", "permission");
         const provider = webSearchProviderOf(config, context.env, context.config.limits.toolTimeout);
-        const answer = await provider.search({ query, limit: Math.min(limit ?? usual, most), signal: abortSignal });
+        const answer = await provider.search({ query, limit: Math.min(limit ?? usual, most), signal: abortSignal, traceparent: call?.traceparent });
         if (!answer.ok) return failed(answer.error, answer.kind);
         return succeeded({ query, provider: provider.name, results: answer.results, ...(answer.answer !== undefined && { answer: answer.answer }) });
       },

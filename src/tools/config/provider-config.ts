@@ -18,6 +18,7 @@ import { OutboundUrl } from "../../security/url-policy";
 import { checkHeaderSecrets } from "./check-gateway-config";
 import { ConfiguredHeaders } from "./configured-headers";
 import { maxToolTimeoutMs, QueueName, ToolCache, ToolDisplay, toolNamePattern } from "./tool-config";
+import { SubagentInherit } from "./subagent-inherit";
 
 export const providerNamePattern = /^[a-zA-Z0-9_-]{1,32}$/;
 
@@ -84,6 +85,8 @@ export const AgentsProviderConfig = z
     isAsync: z.boolean().optional(),
     /** How deep sub-agent calls may nest from here (default 3, at most 8). */
     maxDepth: z.number().int().min(1).max(8).optional(),
+    /** Parts of the caller's config every task carries (`subagent-inherit.ts`). */
+    inherit: SubagentInherit.optional(),
     /** A task without an answer this long after it was given expires. */
     expiresIn: z
       .number()

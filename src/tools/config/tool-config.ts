@@ -16,6 +16,7 @@ import { prebuiltActions, readOnlyPrebuiltActions } from "./prebuilt-actions";
 import { AnsweredBy, ApprovalConfig, WaitPolicyFields } from "./wait-policy-config";
 import { normalizeExecutionType } from "./execution-type-aliases";
 import { normalizeRestTool } from "./rest-tool-aliases";
+import { SubagentInherit } from "./subagent-inherit";
 
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 export const maxToolTimeoutMs = 15 * 60 * 1000;
@@ -26,6 +27,8 @@ export const ToolDisplay = z
   .object({
     customUI: z.string().min(1).max(200).optional(),
     mode: z.enum(["full", "minimal", "hidden"]).optional(),
+    /** The role the card's message is stored and published with: `tool` (the default), or `assistant`, as the display-tools design stores it. */
+    messageRole: z.enum(["tool", "assistant"]).optional(),
   })
   .strict();
 
@@ -59,6 +62,8 @@ const PrebuiltExecution = z.object({ action: z.string().min(1).max(64) }).strict
 const AgentExecution = z
   .object({
     agentId: z.string().min(1).max(100),
+    /** Parts of the caller's config the task carries (`subagent-inherit.ts`). */
+    inherit: SubagentInherit.optional(),
     expiresIn: z
       .number()
       .int()

@@ -94,6 +94,8 @@ export async function askToConnect(context: PendingCallContext, call: InlineCall
     expiresAt,
     initiatorEntityId: account.entityId,
     accountKey: account.connectionKey,
+    // The request made once the person connects, from the agent object, carries the call's trace.
+    ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
   });
   context.toolRuntime.deadlines.set({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: deadline + backstopGraceMs, payload: { toolCallId: call.toolCallId } });
   const accountPart = { entityId: account.entityId, service: account.serviceName, scopes: flow.scopes, flowId: flow.flowId, expiresAt };

@@ -34,9 +34,14 @@ export function defaultModeOf(executionType: string): "minimal" | undefined {
   return executionType === "prebuilt" ? "minimal" : undefined;
 }
 
-/** A tool's card in a space: what public-key clients may see of it is decided here. */
+/** A tool's card in a space: what public-key clients may see of it, and the role its message is posted with, are decided here. */
 export function cardFor(tool: ToolDisplaySettings, spaceId: string): ToolCard {
-  return { spaceId, minimal: hiddenFromPublic(tool), ...(tool.display?.customUI && { customUI: tool.display.customUI }) };
+  return {
+    spaceId,
+    minimal: hiddenFromPublic(tool),
+    ...(tool.display?.customUI && { customUI: tool.display.customUI }),
+    ...(tool.display?.messageRole === "assistant" && { role: "assistant" as const }),
+  };
 }
 
 /** Whether the call goes to the active space (as opposed to a target or nowhere). */

@@ -34,6 +34,8 @@ export async function createPendingCall(
     initiatorEntityId?: string;
     /** The connection the call waits for its person to connect. */
     accountKey?: string;
+    /** The call span's W3C `traceparent`, kept for what happens after its cycle (a resumed request, the run a late answer wakes). */
+    traceparent?: string;
   },
 ): Promise<void> {
   // The id is the gateway's own, so a conflict can only be this call written before (a continued cycle).
@@ -48,9 +50,20 @@ export async function createPendingCall(
       answeredBy: call.answeredBy ?? null,
       initiatorEntityId: call.initiatorEntityId ?? null,
       accountKey: call.accountKey ?? null,
+      traceparent: call.traceparent ?? null,
       updatedAt: new Date().toISOString(),
     })
     .onConflictDoNothing({ target: pendingToolCalls.toolCallId });
+}
+
+/**
+ * Whether an open call waits on someone outside the gateway: an approval, a
+ * `space` or `external` call's answer, or a person connecting an account.
+ * A call to a sub-agent or a remote A2A agent waits too, but on work the
+ * gateway settles itself: nobody is asked for it.
+ */
+export function waitsOnSomeone(call: Pick<PendingCall, "kind" | "executionType" | "accountKey">): boolean {
+  return call.kind === "approval" || call.accountKey !== null || call.executionType === "space" || call.executionType === "external";
 }
 
 export async function getPendingCall(database: Database, toolCallId: string): Promise<PendingCall | undefined> {

@@ -19,7 +19,7 @@ export type ToolDisplaySettings = {
   visible?: boolean;
   defaultVisible: boolean;
   displayTool?: boolean;
-  display?: { customUI?: string; mode?: "full" | "minimal" | "hidden" };
+  display?: { customUI?: string; mode?: "full" | "minimal" | "hidden"; messageRole?: "tool" | "assistant" };
   /** The mode when the config names none (prebuilt tools: `minimal`); `full` when absent. */
   defaultMode?: "minimal";
   /** Answered by a person in the space: always shows in the active space (or its target). */

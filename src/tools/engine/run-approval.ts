@@ -53,6 +53,8 @@ export async function requestApproval(
     approval: ApprovalConfig;
     abortSignal?: AbortSignal;
     minimal?: boolean;
+    /** The role of the approval card's message: the gated tool's `display.messageRole` (`tool` when absent). */
+    role?: "tool" | "assistant";
     /** The gated tool's input schema: edited arguments in the answer are checked against it before it is accepted. */
     argsSchema?: Record<string, unknown>;
   },
@@ -94,7 +96,7 @@ export async function requestApproval(
     context.spaceEvents.ordered(spaceId).postMessage({
       id: messageId,
       entityId: context.agent.entityId,
-      role: "tool",
+      role: call.role ?? "tool",
       parts: [
         {
           ...cardPart(card, { toolCallId: approvalId, toolName: call.toolName, args: call.args, runId: context.runId }, "requires_action"),

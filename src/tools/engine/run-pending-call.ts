@@ -69,6 +69,8 @@ export async function runPendingCall(
     expiresAt,
     ...(settings.answeredBy && { answeredBy: settings.answeredBy }),
     ...(context.initiatorEntityId && { initiatorEntityId: context.initiatorEntityId }),
+    // Kept with the call: the run its answer wakes, if its cycle is gone by then, links to this span.
+    ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
   });
   if (expiresAt) runtime.deadlines.set({ id: `expiry:${call.toolCallId}`, kind: "call_expiry", dueAt: Date.parse(expiresAt), payload: { toolCallId: call.toolCallId } });
 

@@ -13,6 +13,7 @@ import type { Database } from "../../db/client";
 import type { AppEnv } from "../../env";
 import type { KnowledgeAccess } from "../../knowledge/knowledge-context";
 import type { ImageModelConfig } from "../../models/image-model-config";
+import type { ModelConfig } from "../../models/model-config";
 import type { Message } from "../../protocol/message";
 import type { SpaceEventInput } from "../../protocol/space-event";
 import type { SpacePort } from "../../protocol/space-port";
@@ -59,6 +60,8 @@ export type ToolSettings = {
   mcp?: { servers: McpServerConfig[] };
   providers?: ProviderConfig[];
   queues?: Record<string, QueueSettings>;
+  /** The model the agent thinks with: a sub-agent tool with `inherit: ["model"]` hands it on with the task. */
+  model?: ModelConfig;
   limits: {
     toolTimeout: number;
     maxConcurrentTools: number;

@@ -12,6 +12,8 @@ export type ToolCard = {
   spaceId: string;
   minimal: boolean;
   customUI?: string;
+  /** The role the card's message is posted with (`display.messageRole`); `tool` when absent. Everything that reads a card goes by its part, never by this. */
+  role?: "tool" | "assistant";
 };
 
 export function toolStarted(buffer: SpaceChannel, card: ToolCard, call: { toolCallId: string; toolName: string; agentEntityId: string; runId: string }): void {

@@ -58,7 +58,10 @@ import { StreamedCards } from "./streamed-cards";
 import { cardPart, settleCard, type ToolCard, toolFinished, toolProgress, toolStarted } from "./tool-events";
 import { failed, isToolOutcome, outcomeError, outcomeFailureKind, outcomeStatus, succeeded, toModelOutput, type ToolOutcome, withMeta } from "./tool-outcome";
 import { executeToolSpan, waitSpan } from "../../telemetry/gen-ai-spans";
-import { noopSpan, type Span } from "../../telemetry/tracer";
+import { noopSpan, type Span, traceHeader } from "../../telemetry/tracer";
+
+/** What a built-in is told of its call, as the AI SDK's tool context: the call span's `traceparent`, for the requests it makes (absent when the agent does not trace). */
+export type BuiltinCallContext = { traceparent?: string };
 
 /**
  * A tool of the cycle: an engine tool (any provider's `ResolvedTool`) or an AI SDK tool used as it is (the built-ins).
@@ -315,6 +318,8 @@ export class ToolPipeline {
       abortSignal: call.abortSignal,
       // A minimal (or hidden, or prebuilt) tool's approval card keeps its arguments from public-key clients.
       minimal: display !== undefined && hiddenFromPublic(display),
+      // Posted with the role the tool's own card takes.
+      ...(display?.display?.messageRole === "assistant" && { role: "assistant" as const }),
       argsSchema,
     }).finally(() => wait.end());
     wait.setAttributes({ "switchboard.wait.answer": decision.approved ? "approved" : "denied" });
@@ -382,7 +387,7 @@ export class ToolPipeline {
       context.spaceEvents.ordered(card.spaceId).postMessage({
         id: messageIdForCall(call.toolCallId),
         entityId: context.agent.entityId,
-        role: "tool",
+        role: card.role ?? "tool",
         parts: [
           {
             ...cardPart(card, { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, runId: context.runId }, status),
@@ -458,7 +463,9 @@ export class ToolPipeline {
     // Journaled before it runs: a restart from here on does not run an approved call a second time.
     if (call.approved && !call.batched) this.#journal.markDispatched(call.toolCallId);
     if (call.tool.kind === "engine") return call.tool.resolved.run(context, this.#inlineCall(call));
-    const value: unknown = await call.tool.execute(call.args, { toolCallId: call.modelToolCallId, messages: call.messages, abortSignal: call.abortSignal, context: {} });
+    // A built-in gets its call's trace as the SDK's tool context (`BuiltinCallContext`): the requests it makes carry it.
+    const callContext: BuiltinCallContext = traceHeader(call.span);
+    const value: unknown = await call.tool.execute(call.args, { toolCallId: call.modelToolCallId, messages: call.messages, abortSignal: call.abortSignal, context: callContext });
     return isToolOutcome(value) ? value : succeeded(value);
   }
 

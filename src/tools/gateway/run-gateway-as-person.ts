@@ -84,7 +84,8 @@ export async function resumeGatewayAsPerson(
     gatewayOrigin: options.gatewayOrigin,
     timeoutMs: tool.timeout ?? options.toolTimeoutMs,
     maxResponseBytes: tool.execution.maxResponseBytes ?? options.maxResponseBytes,
-    extraHeaders: { "idempotency-key": call.toolCallId },
+    // The span of the call that waited (kept with the pending call): the request is still that call's.
+    extraHeaders: { "idempotency-key": call.toolCallId, ...(call.traceparent !== null && { traceparent: call.traceparent }) },
   });
   if (sent.kind === "sent") return outcomeOf(sent.result);
   if (sent.kind === "failed") return { type: "error", message: sent.error, kind: sent.failureKind };

@@ -20,6 +20,8 @@ export type OutboundRequest = {
    * redirect on that same origin, never to another one (`pinUrl`).
    */
   originHeaders?: Record<string, string>;
+  /** Headers only the gateway sets (the call's `traceparent`): sent on every request and redirect, replacing a caller's of the same name. */
+  ownedHeaders?: Record<string, string>;
   body?: string;
   timeoutMs: number;
   /** Bytes of the answer kept; past it the body is cut (`truncated`). */
@@ -74,7 +76,7 @@ export async function sendOutboundRequest(request: OutboundRequest): Promise<Out
       const problem = outboundUrlProblem(url, policy);
       if (problem !== undefined) return { ok: false, error: `Cannot call ${url}: ${problem}` };
       const sameOrigin = named !== undefined && pinUrl(url, { origin: named, policy }).ok;
-      const headers = { ...request.headers, ...(sameOrigin && request.originHeaders) };
+      const headers = withOwnedHeaders({ ...request.headers, ...(sameOrigin && request.originHeaders) }, request.ownedHeaders);
       const response = await Promise.race([fetch(url, { method: request.method, headers, body: request.body, redirect: "manual", signal: controller.signal }), interrupted]);
       const location = response.headers.get("location");
       if (follow && response.status >= 300 && response.status < 400 && location) {
@@ -105,6 +107,13 @@ export async function sendOutboundRequest(request: OutboundRequest): Promise<Out
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** `headers` with each of `owned` in place of any header of the same name, in any case. */
+function withOwnedHeaders(headers: Record<string, string>, owned: Record<string, string> | undefined): Record<string, string> {
+  if (owned === undefined) return headers;
+  const names = new Set(Object.keys(owned).map((name) => name.toLowerCase()));
+  return { ...Object.fromEntries(Object.entries(headers).filter(([name]) => !names.has(name.toLowerCase()))), ...owned };
 }
 
 function safeHost(url: string): string {

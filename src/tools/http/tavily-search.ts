@@ -48,7 +48,7 @@ export function tavilySearch(options: TavilyOptions): WebSearchProvider {
   return { name: "tavily", search: (request) => search(options, request) };
 }
 
-async function search(options: TavilyOptions, { query, limit, signal }: WebSearchRequest): Promise<WebSearchAnswer> {
+async function search(options: TavilyOptions, { query, limit, signal, traceparent }: WebSearchRequest): Promise<WebSearchAnswer> {
   const keyName = webSearchKeyName(options.apiKey);
   if (keyName === undefined) return { ok: false, error: 'webSearch.apiKey must name a secret as "${env.NAME}"', kind: "permission" };
   const key = readSecret(options.env, keyName);
@@ -59,6 +59,7 @@ async function search(options: TavilyOptions, { query, limit, signal }: WebSearc
     method: "POST",
     headers: { "user-agent": options.userAgent, "content-type": "application/json", accept: "application/json" },
     originHeaders: { authorization: `Bearer ${key.value}` },
+    ...(traceparent !== undefined && { ownedHeaders: { traceparent } }),
     body: JSON.stringify({ query, max_results: limit, search_depth: options.searchDepth ?? "basic", include_answer: false }),
     timeoutMs: options.timeoutMs,
     maxBytes: maxAnswerBytes,

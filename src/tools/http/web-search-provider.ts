@@ -19,7 +19,8 @@ export type WebSearchResult = {
 /** `permission`: the key is missing or refused; `upstream`: the API failed or answered what it should not. */
 export type WebSearchAnswer = { ok: true; results: WebSearchResult[]; answer?: string } | { ok: false; error: string; kind: "permission" | "upstream" | "timeout" };
 
-export type WebSearchRequest = { query: string; limit: number; signal?: AbortSignal };
+/** `traceparent`: the `web_search` call's span, when the agent traces; the request carries it. */
+export type WebSearchRequest = { query: string; limit: number; signal?: AbortSignal; traceparent: string | undefined };
 
 export interface WebSearchProvider {
   /** The provider's name, as the config writes it. */

@@ -32,7 +32,8 @@ export type McpCallOptions = {
   timeoutMs: number;
   signal?: AbortSignal;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  traceparent?: string;
+  /** Required, so that no way of calling a tool forgets the call's trace (undefined: the agent does not trace). */
+  traceparent: string | undefined;
 };
 
 /** How long the `DELETE` that ends a session may take. */

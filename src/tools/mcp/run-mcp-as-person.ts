@@ -18,6 +18,7 @@ import { accountOwnerOf, agentNotConnected } from "../gateway/send-as-person";
 import type { McpServerConfig } from "../config/mcp-server-config";
 import { AccountNeededError } from "./account-needed";
 import { actsAsPersonMcp, mcpAccount, mcpAuthority, type PersonMcpServer, personTokenSource, withPersonToken } from "./mcp-as-person";
+import type { McpCallOptions } from "./mcp-connection";
 import type { McpPerson, McpPool } from "./mcp-pool";
 import { isMcpRequestTimeout } from "./mcp-pool";
 import { mcpToolOutcome } from "./mcp-tool-result";
@@ -28,7 +29,7 @@ export function mcpPerson(env: AppEnv, server: PersonMcpServer, entityId: string
   return { entityId, wrapFetch: (send) => withPersonToken(send, tokens, server) };
 }
 
-type CallOptions = { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void; media: boolean };
+type CallOptions = McpCallOptions & { media: boolean };
 
 type AsPersonCall = { kind: "done"; outcome: ToolOutcome } | { kind: "account_needed"; reason: string; scopes: string[] };
 
@@ -85,6 +86,8 @@ export async function runMcpAsPerson(context: PendingCallContext & SettingsAcces
     signal: call.abortSignal,
     onProgress: (progress) => call.progress(progress),
     media: context.mediaToolResults,
+    // In `_meta`, as every MCP call made for a call: the server's spans join the run's trace.
+    traceparent: call.span?.traceparent,
   });
   if (done.kind === "done") return done.outcome;
   // The agent's own account: nobody to ask now; an operator connects it.
@@ -133,6 +136,8 @@ export async function resumeMcpAsPerson(
   const done = await callAsPerson(pool, env, server, person(server), tool, (call.args ?? {}) as Record<string, unknown>, {
     timeoutMs: server.timeout ?? options.toolTimeoutMs,
     media: options.media,
+    // The span of the call that waited for the person (kept with the pending call): the resumed call is still its request.
+    traceparent: call.traceparent ?? undefined,
   });
   if (done.kind === "account_needed") {
     return { type: "error", message: `${server.auth.service ?? server.name} was connected, and still refused: ${done.reason}`, kind: "permission" };

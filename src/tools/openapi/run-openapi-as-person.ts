@@ -109,7 +109,8 @@ export async function resumeOpenApiAsPerson(
     gatewayOrigin: options.gatewayOrigin,
     timeoutMs: target.provider.timeout ?? options.toolTimeoutMs,
     maxResponseBytes: target.provider.maxResponseBytes ?? options.maxResponseBytes,
-    extraHeaders: { "idempotency-key": call.toolCallId },
+    // The span of the call that waited (kept with the pending call): the request is still that call's.
+    extraHeaders: { "idempotency-key": call.toolCallId, ...(call.traceparent !== null && { traceparent: call.traceparent }) },
   });
   if (sent.kind === "sent") return sent.result.ok ? { type: "ok", value: sent.result.value ?? null } : { type: "error", message: sent.result.error, kind: sent.result.kind };
   if (sent.kind === "failed") return { type: "error", message: sent.error, kind: sent.failureKind };

@@ -44,6 +44,7 @@ export function agentsProvider(provider: AgentsProviderConfig): ToolProvider {
                 timeoutMs: provider.timeout ?? runContext.config.limits.toolTimeout,
                 expiresIn: provider.expiresIn,
                 maxDepth: provider.maxDepth,
+                inherit: provider.inherit,
               },
               call,
             ),

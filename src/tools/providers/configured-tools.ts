@@ -110,7 +110,14 @@ export function resolveConfiguredTool(config: ToolConfig): ResolvedTool {
         run: (context: PendingCallContext & SettingsAccess, call) =>
           runSubagentCall(
             context,
-            { agentId: config.execution.agentId, isAsync: config.isAsync ?? false, timeoutMs: timeoutOf(context), expiresIn: config.execution.expiresIn, maxDepth: undefined },
+            {
+              agentId: config.execution.agentId,
+              isAsync: config.isAsync ?? false,
+              timeoutMs: timeoutOf(context),
+              expiresIn: config.execution.expiresIn,
+              maxDepth: undefined,
+              inherit: config.execution.inherit,
+            },
             call,
           ),
       };

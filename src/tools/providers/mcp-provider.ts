@@ -147,7 +147,7 @@ function resolveMcpTool(server: McpServerConfig, key: string, definition: McpToo
           timeoutMs,
           signal: call.abortSignal,
           onProgress: (progress) => call.progress(progress),
-          ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
+          traceparent: call.span?.traceparent,
         });
         return mcpToolOutcome(answer, { media: context.mediaToolResults });
       } catch (error) {

@@ -6,18 +6,31 @@
  * time → the result inline; past `timeout` → `pending`, and the late answer
  * reaches this agent's inbox as a `tool_result` event. The other agent's run
  * end sends the answer (`src/agents/subagent-answers.ts`). Calls nest at most
- * `maxDepth` agents deep, so agents that call each other stop.
+ * `maxDepth` agents deep, so agents that call each other stop. With
+ * `inherit`, the task carries those parts of this agent's config (its model,
+ * its limits): the other agent's run on it uses them instead of its own.
  */
+import type { AgentTask } from "../../protocol/agent-task";
+import type { InheritablePart } from "../config/subagent-inherit";
 import { getPendingCall } from "../engine/pending-calls";
 import type { InlineCall } from "../engine/resolved-tool";
 import { type PendingCallContext, runPendingCall } from "../engine/run-pending-call";
+import type { SettingsAccess } from "../engine/tool-context";
 import { failed, type ToolOutcome } from "../engine/tool-outcome";
 
 export const defaultMaxDepth = 3;
 /** No configuration goes deeper than this (the hop guard's bound). */
 export const maxSubagentDepth = 8;
 
-export type SubagentSettings = { agentId: string; isAsync: boolean; timeoutMs: number; expiresIn?: number; maxDepth?: number };
+export type SubagentSettings = {
+  agentId: string;
+  isAsync: boolean;
+  timeoutMs: number;
+  expiresIn?: number;
+  maxDepth?: number;
+  /** Parts of this agent's config the task carries. */
+  inherit?: readonly InheritablePart[];
+};
 
 /** The task text the other agent sees: `task` when that is all the arguments hold, else the arguments as JSON. */
 export function taskText(args: unknown): string {
@@ -28,7 +41,16 @@ export function taskText(args: unknown): string {
   return JSON.stringify(args ?? null);
 }
 
-export async function runSubagentCall(context: PendingCallContext, settings: SubagentSettings, call: InlineCall): Promise<ToolOutcome> {
+/** What the task carries of this agent's config: the parts `inherit` names, as this cycle has them (an inherited model hands on again). */
+export function inheritedSettings(config: SettingsAccess["config"], parts: readonly InheritablePart[] | undefined): AgentTask["inherited"] {
+  if (!parts || parts.length === 0) return undefined;
+  return {
+    ...(parts.includes("model") && config.model !== undefined && { model: config.model }),
+    ...(parts.includes("limits") && { limits: config.limits }),
+  };
+}
+
+export async function runSubagentCall(context: PendingCallContext & SettingsAccess, settings: SubagentSettings, call: InlineCall): Promise<ToolOutcome> {
   const maxDepth = Math.min(settings.maxDepth ?? defaultMaxDepth, maxSubagentDepth);
   const depth = context.depth + 1;
   if (depth > maxDepth) {
@@ -37,6 +59,7 @@ export async function runSubagentCall(context: PendingCallContext, settings: Sub
       "permission",
     );
   }
+  const inherited = inheritedSettings(context.config, settings.inherit);
   return runPendingCall(
     context,
     {
@@ -58,6 +81,7 @@ export async function runSubagentCall(context: PendingCallContext, settings: Sub
           hop: context.hop + 1,
           // The trace goes on in the sub-agent: its run is a child of this call's span.
           ...(call.span?.traceparent !== undefined && { traceparent: call.span.traceparent }),
+          ...(inherited !== undefined && { inherited }),
         });
         if (delivered.ok) return undefined;
         // The row must not stay open: it is resolved with the failure, through its owner.

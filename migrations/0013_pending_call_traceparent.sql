@@ -1,0 +1,1 @@
+ALTER TABLE `pending_tool_calls` ADD `traceparent` text;
