@@ -124,16 +124,16 @@ export class AgentStorage {
   claim(runId: string, now = Date.now()): QueuedEvent[] {
     this.#claimedMemo = undefined;
     const ready = "run_id IS NULL AND not_before <= ? AND json_extract(event, '$.type') IS NOT 'reflection'";
-    // One read: the first ready event, and the first ready task that brings its caller's settings.
-    const { first, alone } = this.#sql
-      .exec<{ first: number | null; alone: number | null }>(
-        `SELECT MIN(position) AS first, MIN(CASE WHEN json_extract(event, '$.inherited') IS NOT NULL THEN position END) AS alone FROM inbox WHERE ${ready}`,
-        now,
-      )
-      .one();
-    if (alone === null) this.#sql.exec(`UPDATE inbox SET run_id = ? WHERE ${ready}`, runId, now);
-    else if (alone === first) this.#sql.exec("UPDATE inbox SET run_id = ? WHERE position = ?", runId, alone);
-    else this.#sql.exec(`UPDATE inbox SET run_id = ? WHERE ${ready} AND position < ?`, runId, now, alone);
+    // One statement, as before such tasks: `f` is the first ready event, `a` the first ready task that brings its
+    // caller's settings. Without one, every ready event; with one first, it alone; else the events before it.
+    this.#sql.exec(
+      `WITH bounds AS (SELECT MIN(position) AS f, MIN(CASE WHEN json_extract(event, '$.inherited') IS NOT NULL THEN position END) AS a FROM inbox WHERE ${ready})
+       UPDATE inbox SET run_id = ? WHERE ${ready}
+         AND ((SELECT a FROM bounds) IS NULL OR position < (SELECT a FROM bounds) OR position = (SELECT CASE WHEN a = f THEN a END FROM bounds))`,
+      now,
+      runId,
+      now,
+    );
     const claimed = this.claimed(runId);
     if (claimed.length > 0) return claimed;
     this.#sql.exec(

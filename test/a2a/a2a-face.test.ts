@@ -9,7 +9,7 @@ import { abortAllDurableObjects } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createHuman, memberHeaders, secret, secretHeaders } from "../support/api";
 import { a2aClient, a2aOrigin, a2aRpc } from "../support/a2a-client";
-import { createAgent, scriptedConfig, settledRuns, type ScriptedTurn } from "../support/agents";
+import { createAgent, scriptedConfig, settledRuns, type ScriptedTurn, waitUntil } from "../support/agents";
 import { expectErrorEnvelope } from "../support/error-envelope";
 import { enter } from "../support/tool-world";
 
@@ -129,6 +129,32 @@ describe("the A2A face", () => {
     const canceled = await client.cancelTask({ id: waiting.id, tenant: "", metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     await expect(client.cancelTask({ id: waiting.id, tenant: "", metadata: undefined })).rejects.toThrow(/already/);
+  });
+});
+
+describe("what a task waits on", () => {
+  it("a run that waits on its sub-agent is working, not input-required: the caller is not asked for what the gateway settles itself", async () => {
+    const askOps = { name: "ask_ops", description: "Ask ops", executionType: "external", visible: false, inputSchema: { type: "object" }, timeout: 60_000 };
+    const child = await createAgent({ ...scriptedConfig([{ toolCalls: [{ name: "ask_ops", args: {} }] }, { text: "ops said yes" }]), tools: [askOps] });
+    const parent = await createAgent({
+      ...scriptedConfig([{ toolCalls: [{ name: "team__worker", args: { task: "check with ops" } }] }, { text: "Done." }]),
+      providers: [{ name: "team", type: "agents", agents: [{ agentId: child.id, name: "worker" }] }],
+      ...a2a(),
+    });
+    const client = await a2aClient(parent.id, secretHeaders);
+    const started = asTask(await client.sendMessage(send("Go", {}, true)));
+    type Waiting = { toolCallId: string; runId: string; executionType: string; status: string };
+    const open = async (agentId: string) =>
+      (await secret<{ pendingToolCalls: Waiting[] }>(`/api/agents/${agentId}/pending-tool-calls`)).body.pendingToolCalls.filter((entry) => entry.status === "waiting");
+    await waitUntil(async () => (await open(child.id)).length === 1, 10_000, "the sub-agent's call");
+    expect(await open(parent.id)).toEqual([expect.objectContaining({ executionType: "agent" })]);
+    expect((await client.getTask({ id: started.id, tenant: "", historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    // The sub-agent's own call is what waits on someone: answered, both runs end and the task completes.
+    const [childCall] = await open(child.id);
+    expect((await secret(`/api/runs/${childCall.runId}/tool-results`, { body: { callId: childCall.toolCallId, result: { ok: true } } })).status).toBe(200);
+    const [parentRun] = await settledRuns(parent.id);
+    expect(parentRun.status).toBe("completed");
+    expect((await client.getTask({ id: started.id, tenant: "", historyLength: undefined })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });
 
