@@ -45,7 +45,7 @@ export async function postAsCaller<Env extends ApiEnv>(
   c: ApiContext<Env>,
   principal: SecretCaller | EntityCaller,
   spaceId: string,
-  input: { text: string; entityId?: string; mentions?: string[] },
+  input: { text: string; entityId?: string; mentions?: string[]; traceparent?: string },
   messageId?: string,
 ): Promise<Message> {
   const database = getDatabase(c.env.DB);
@@ -68,7 +68,8 @@ export async function postAsCaller<Env extends ApiEnv>(
     text: input.text,
     mentions,
     hop: c.get("hop"),
-    ...traceparentOf(c.req.header(traceparentHeader)),
+    // A caller's trace context: given (an MCP request's `_meta`), else the request's header.
+    ...traceparentOf(input.traceparent ?? c.req.header(traceparentHeader)),
     origin: new URL(c.req.url).origin,
   });
   if (!posted.ok) throw new ApiError(posted.status, posted.code, posted.message);

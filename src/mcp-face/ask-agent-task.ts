@@ -17,7 +17,8 @@ import { getRun, type Run } from "../db/runs";
 import { AgentEvents } from "./agent-events";
 import type { FaceContext } from "./face-context";
 import { followRun, type RunFollowed } from "./follow-run";
-import { progressReporter, type ToolExtra } from "./progress-reporter";
+import { callerTraceparent, progressReporter, type ToolExtra } from "./progress-reporter";
+import { traceparentHeader, traceparentOf } from "../telemetry/trace-context";
 import { toolAnswer, toolError } from "./tool-answer";
 
 export type AskAgentTaskInput = { text: string; timeoutSeconds: number };
@@ -28,11 +29,13 @@ function stepRecordsOf(run: Run) {
 }
 
 /** Puts the question in the agent's inbox; the event id names it in the trigger of the run that takes it. */
-export async function deliverAgentQuestion(context: FaceContext, agentId: string, text: string): Promise<string> {
+export async function deliverAgentQuestion(context: FaceContext, agentId: string, text: string, extra: ToolExtra): Promise<string> {
   const eventId = `evt_mcp_${crypto.randomUUID().replaceAll("-", "")}`;
   const hop = context.c.get("hop");
+  // The caller's trace context, checked as the inbox route checks it: the run goes on in the caller's trace.
+  const traced = traceparentOf(callerTraceparent(extra, context.c.req.header(traceparentHeader)));
   await agentStub(context.c.env, agentId).deliver(
-    { type: "external", data: { source: "mcp", question: text }, ...(hop > 0 && { hop }) },
+    { type: "external", data: { source: "mcp", question: text }, ...(hop > 0 && { hop }), ...traced },
     eventId,
     new URL(context.c.req.url).origin,
   );
@@ -43,7 +46,7 @@ export async function askAgentTask(context: FaceContext, agentId: string, input:
   const deadline = Date.now() + input.timeoutSeconds * 1000;
   const events = await AgentEvents.open(context.c.env, agentId);
   try {
-    const eventId = await deliverAgentQuestion(context, agentId, input.text);
+    const eventId = await deliverAgentQuestion(context, agentId, input.text, extra);
     const followed = await followRun(events, { eventId, deadline, signal: extra.signal, progress: progressReporter(extra), namesTools: true });
     return await agentReply(context, eventId, input.timeoutSeconds, followed);
   } finally {

@@ -23,7 +23,8 @@ import { AgentEvents } from "./agent-events";
 import { offerWaitingCall } from "./elicit-calls";
 import type { FaceContext } from "./face-context";
 import { followRun, type RunFollowed } from "./follow-run";
-import { progressReporter, type ToolExtra } from "./progress-reporter";
+import { callerTraceparent, progressReporter, type ToolExtra } from "./progress-reporter";
+import { traceparentHeader } from "../telemetry/trace-context";
 import { toolAnswer, toolError } from "./tool-answer";
 
 export type AskInSpaceInput = { agentId: string; text: string; entityId?: string; timeoutSeconds: number };
@@ -43,8 +44,15 @@ export async function agentInSpace(context: FaceContext, spaceId: string, agentI
 }
 
 /** Posts the question to `agent` (found with `agentInSpace`); a stream opened on the agent before sees the run it starts. */
-export async function postSpaceQuestion(context: FaceContext, spaceId: string, input: AskInSpaceInput, agent: { agentId: string; entityId: string }): Promise<SpaceQuestion> {
-  const question = await postAsCaller(context.c, context.caller, spaceId, { text: input.text, entityId: input.entityId, mentions: [agent.entityId] });
+export async function postSpaceQuestion(
+  context: FaceContext,
+  spaceId: string,
+  input: AskInSpaceInput,
+  agent: { agentId: string; entityId: string },
+  extra: ToolExtra,
+): Promise<SpaceQuestion> {
+  const traceparent = callerTraceparent(extra, context.c.req.header(traceparentHeader));
+  const question = await postAsCaller(context.c, context.caller, spaceId, { text: input.text, entityId: input.entityId, mentions: [agent.entityId], traceparent });
   return { agentId: agent.agentId, spaceId, questionId: question.id, questionSeq: question.seq, timeoutSeconds: input.timeoutSeconds };
 }
 
@@ -56,7 +64,7 @@ export async function askInSpace(context: FaceContext, spaceId: string, input: A
   const deadline = Date.now() + input.timeoutSeconds * 1000;
   const events = await AgentEvents.open(context.c.env, agent.agentId);
   try {
-    const question = await postSpaceQuestion(context, spaceId, input, agent);
+    const question = await postSpaceQuestion(context, spaceId, input, agent, extra);
     const followed = await followRun(events, {
       eventId: spaceQuestionEvent(question),
       messageId: question.questionId,

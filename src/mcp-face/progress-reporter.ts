@@ -22,3 +22,13 @@ export function progressReporter(extra: ToolExtra): (message: string) => Promise
     }
   };
 }
+
+/**
+ * The caller's trace context for what a tool call starts: `_meta.traceparent`
+ * of the MCP request (where MCP carries it), else the HTTP request's
+ * `traceparent` header; checked where it is used (`traceparentOf`).
+ */
+export function callerTraceparent(extra: ToolExtra, header: string | undefined): string | undefined {
+  const fromMeta = extra._meta?.traceparent;
+  return typeof fromMeta === "string" ? fromMeta : header;
+}

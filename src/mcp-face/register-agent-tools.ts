@@ -31,8 +31,8 @@ export function registerAgentTools(server: FaceServer, context: FaceContext, age
     {
       description: `Give this agent a task and wait for its final answer (the text of its run's last step, or its final_report). Waits up to timeoutSeconds (at most ${AskTimeout.max}); past that the run goes on and the error names it for get_run. Sends progress notifications while it waits when the call carries a progressToken. May run as a task: the question is delivered at once and the task reads its run.`,
       inputSchema: z.strictObject({ text: z.string().min(1).max(maxMessageChars).describe("The task or question"), timeoutSeconds: AskTimeout.schema }),
-      task: (input) =>
-        startingTask(async () => createTask(context, { agentId, eventId: await deliverAgentQuestion(context, agentId, input.text), timeoutSeconds: input.timeoutSeconds })),
+      task: (input, extra) =>
+        startingTask(async () => createTask(context, { agentId, eventId: await deliverAgentQuestion(context, agentId, input.text, extra), timeoutSeconds: input.timeoutSeconds })),
     },
     (input, extra) => answering(() => askAgentTask(context, agentId, input, extra)),
   );

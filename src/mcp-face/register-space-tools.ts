@@ -15,7 +15,9 @@ import { agentInSpace, askInSpace, postSpaceQuestion, spaceQuestionEvent } from 
 import { createTask, startingTask } from "./face-tasks";
 import type { FaceContext } from "./face-context";
 import type { FaceServer } from "./face-server";
+import { callerTraceparent } from "./progress-reporter";
 import { registerCallTools } from "./register-call-tools";
+import { traceparentHeader } from "../telemetry/trace-context";
 import { answering, toolAnswer } from "./tool-answer";
 import { AskTimeout } from "./ask-timeout";
 
@@ -36,9 +38,9 @@ export function registerSpaceTools(server: FaceServer, context: FaceContext, spa
         entityId: EntityId.optional().describe("Required with the secret key: the entity that speaks"),
       }),
     },
-    (input) =>
+    (input, extra) =>
       answering(async () => {
-        const message = await postAsCaller(context.c, context.caller, spaceId, input);
+        const message = await postAsCaller(context.c, context.caller, spaceId, { ...input, traceparent: callerTraceparent(extra, context.c.req.header(traceparentHeader)) });
         return toolAnswer({ message }, `Posted message ${message.id} (seq ${message.seq}).`);
       }),
   );
@@ -82,10 +84,10 @@ export function registerSpaceTools(server: FaceServer, context: FaceContext, spa
         timeoutSeconds: AskTimeout.schema,
         entityId: EntityId.optional().describe("Required with the secret key: the entity that asks"),
       }),
-      task: (input) =>
+      task: (input, extra) =>
         startingTask(async () => {
           const agent = await agentInSpace(context, spaceId, input.agentId);
-          const question = await postSpaceQuestion(context, spaceId, input, agent);
+          const question = await postSpaceQuestion(context, spaceId, input, agent, extra);
           return createTask(context, { agentId: agent.agentId, eventId: spaceQuestionEvent(question), timeoutSeconds: input.timeoutSeconds, question });
         }),
     },
