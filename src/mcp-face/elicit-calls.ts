@@ -88,8 +88,9 @@ async function resultSchemaOf(context: FaceContext, call: PendingCall): Promise<
 
 /**
  * Puts one waiting call to the client's person, on the stream of request
- * `relatedRequestId`; false when it is not theirs to answer, is not a call a
- * person answers (an account connection), or a form cannot ask for it.
+ * `relatedRequestId`: a form, or for an account they must connect a link.
+ * False when it is not theirs, waits on nobody (a sub-agent, a remote
+ * agent), their client does not take that mode, or a form cannot ask for it.
  */
 export async function offerWaitingCall(context: FaceContext, callId: string, relatedRequestId: RequestId): Promise<boolean> {
   if (context.caller.kind !== "entity") return false;
@@ -125,7 +126,14 @@ async function send(context: FaceContext, request: JSONRPCRequest, relatedReques
 async function offerConnection(context: FaceContext, call: PendingCall, relatedRequestId: RequestId): Promise<boolean> {
   const { caller, c } = context;
   if (caller.kind !== "entity" || !context.client.elicitation.url || call.accountKey === null || call.initiatorEntityId !== caller.entityId) return false;
-  const flows = await flowStore(c.env);
+  let flows: Awaited<ReturnType<typeof flowStore>>;
+  try {
+    flows = await flowStore(c.env);
+  } catch (error) {
+    // No accounts key (GET /health names it): the page's card says the same; the wait is not broken by it.
+    console.warn("no account link could be made for an elicitation", error);
+    return false;
+  }
   const open = await flows.openFlow(caller.entityId, call.accountKey);
   if (!open) return false;
   const reissued = await flows.reissueStart(open.flowId, caller.entityId);
