@@ -40,6 +40,8 @@ export const elicitationIdPrefix = "switchboard-elicit:";
 /** A URL elicitation's id: the person's answer only says whether they opened the link. */
 export const connectIdPrefix = "switchboard-connect:";
 
+/** How many elicitation answers one POST may carry. */
+export const maxAnswersPerPost = 100;
 /** How much of a call's arguments the form's message shows. */
 const argsCharacters = 500;
 
@@ -174,6 +176,8 @@ export function elicitationAnswersIn(body: unknown): ElicitationAnswer[] | undef
  * does not fit, a conflict) is thrown as the route would answer it.
  */
 export async function takeElicitationAnswers(context: FaceContext, answers: ElicitationAnswer[]): Promise<void> {
+  // Each answer reads its call: a batch is bounded as a page of waiting calls is.
+  if (answers.length > maxAnswersPerPost) throw new ApiError(400, "validation_error", `At most ${maxAnswersPerPost} elicitation answers in one POST`);
   let refused: ApiError | undefined;
   for (const answer of answers) {
     if (!("result" in answer) || !answer.id.startsWith(elicitationIdPrefix)) continue;

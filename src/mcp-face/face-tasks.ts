@@ -237,14 +237,13 @@ export async function cancelTask(context: FaceContext, taskId: string): Promise<
   try {
     const stopped = await agentStub(context.c.env, claims.a).abortRun(taskCancelReason, view.runId);
     if (!stopped.aborted) throw new McpError(ErrorCode.InvalidParams, `The task's run ${view.runId} is not running`);
-    // The run fails under the abort; its end is waited for (briefly) so the answer says cancelled.
+    // The run fails under the abort; its end is waited for (briefly), then the task read once, so the answer says cancelled.
     const until = Date.now() + 10_000;
     for (;;) {
-      const current = await viewOf(context, taskId, claims);
-      if (current.task.status === "cancelled" || current.task.status === "failed") return current.task;
       const next = await events.next(until, context.c.req.raw.signal);
-      if (next.kind !== "event") return current.task;
+      if (next.kind !== "event" || (next.event.type === "agent.cycle.finished" && next.event.data.runId === view.runId)) break;
     }
+    return (await viewOf(context, taskId, claims)).task;
   } finally {
     events.close();
   }

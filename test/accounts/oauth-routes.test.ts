@@ -12,27 +12,11 @@ import { describe, expect, it } from "vitest";
 import { ConnectionStore } from "../../src/accounts/connection-store";
 import { tokenCipherFor } from "../../src/accounts/token-cipher";
 import { getDatabase } from "../../src/db/client";
+import { Browser } from "../support/accounts";
 import { readErrorEnvelope } from "../support/error-envelope";
 import { beginTestFlow, type TestFlow, testIssuer, testServer } from "./oauth-flow-fixture";
 
 const gateway = "http://gateway.test";
-
-/** A browser: its cookies, kept per name, sent back on every request. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-
-  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-    const response = await exports.default.fetch(new Request(url, { headers: cookie === "" ? headers : { ...headers, cookie }, redirect: "manual" }));
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const [name, value] = [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)];
-      if (value === "" || /max-age=0\b/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return response;
-  }
-}
 
 /** A flow begun, its start link opened in `browser`: the state the authorization URL carries. */
 async function opened(browser = new Browser(), flow?: TestFlow) {

@@ -8,10 +8,11 @@
  */
 import { type ElicitRequest, CallToolResultSchema, CreateTaskResultSchema, LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { abortAllDurableObjects, runDurableObjectAlarm } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createHuman, createSpace, memberHeaders, secret, secretHeaders } from "../support/api";
 import { agentObject, createAgent, scriptedConfig, settledRuns, waitUntil } from "../support/agents";
-import { Browser, recorded } from "../support/accounts";
+import { Browser, fakeIssuer, fakeOAuth, recorded } from "../support/accounts";
 import { callFaceTool, connectFace, type FaceClientOptions, rpc } from "../support/mcp-face-client";
 import { enter, skip } from "../support/tool-world";
 
@@ -165,7 +166,7 @@ describe("elicitation: a waiting call put to the MCP client's person", () => {
 });
 
 describe("elicitation: an account to connect, by its link", () => {
-  const issuer = "https://auth.test";
+  const issuer = fakeIssuer;
   const filesTool = (id: string) => ({
     name: "myFiles",
     description: "Lists my files",
@@ -175,16 +176,7 @@ describe("elicitation: an account to connect, by its link", () => {
     execution: {
       url: `http://api.test/as-person/${id}`,
       method: "GET",
-      auth: {
-        type: "oauth",
-        owner: "person",
-        scope: "files:read",
-        issuer,
-        authorizationUrl: `${issuer}/authorize`,
-        tokenUrl: `${issuer}/token`,
-        client: { clientId: "switchboard-test" },
-        service: "Files",
-      },
+      auth: fakeOAuth({ scope: "files:read", service: "Files" }),
     },
   });
 
@@ -229,6 +221,28 @@ describe("elicitation: an account to connect, by its link", () => {
     expect(await recorded(`as-person-${id}`)).toHaveLength(1);
     const [run] = await settledRuns(agent.id);
     expect(run.toolCalls.find((call) => call.toolName === "myFiles")).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("elicitation answers are bounded", () => {
+  it("a POST of more answers than a page of waiting calls holds is a 400, and none is taken", async () => {
+    const { person, agent, spaceId, path } = await spaceWithAgent(sizes);
+    const client = await connectFace(path, await memberHeaders(person));
+    const asking = callFaceTool(client, "ask_agent", { agentId: agent.id, text: "Pick", timeoutSeconds: 30 });
+    const call = await waitingCall(agent.id);
+    const answers = Array.from({ length: 101 }, () => ({ jsonrpc: "2.0", id: `switchboard-elicit:${call.toolCallId}`, result: { action: "accept", content: { size: "M" } } }));
+    const response = await exports.default.fetch(
+      new Request(`http://gateway.test${path}`, {
+        method: "POST",
+        headers: { ...(await memberHeaders(person)), "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(answers),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: "validation_error", message: expect.stringContaining("At most 100") } });
+    expect((await waitingCall(agent.id)).toolCallId).toBe(call.toolCallId);
+    expect((await secret(`/api/spaces/${spaceId}/tool-results`, { body: { callId: call.toolCallId, result: { size: "S" } } })).status).toBe(200);
+    expect((await asking).structured).toMatchObject({ status: "completed" });
   });
 });
 

@@ -33,6 +33,20 @@ export async function everythingStored(agentId: string): Promise<string> {
   return JSON.stringify([rows, objectRows]);
 }
 
+/** The fake authorization server test/fake-remote.ts answers as (its token endpoint takes the code `good-code`). */
+export const fakeIssuer = "https://auth.test";
+
+/** An `auth` block on the fake authorization server: a person's, with a configured client; `extra` adds the scope, service and the rest. */
+export const fakeOAuth = <Extra extends Record<string, unknown>>(extra: Extra = {} as Extra) => ({
+  type: "oauth" as const,
+  owner: "person" as const,
+  issuer: fakeIssuer,
+  authorizationUrl: `${fakeIssuer}/authorize`,
+  tokenUrl: `${fakeIssuer}/token`,
+  client: { clientId: "switchboard-test" },
+  ...extra,
+});
+
 /** A browser: its cookies, kept per name, sent back on every request. */
 export class Browser {
   readonly cookies = new Map<string, string>();

@@ -9,23 +9,14 @@ import { ConnectionStore } from "../../src/accounts/connection-store";
 import { tokenCipherFor } from "../../src/accounts/token-cipher";
 import { getDatabase } from "../../src/db/client";
 import { OpenApiProviderConfig } from "../../src/tools/config/provider-config";
-import { type AccountCard, pendingStatus, personConnects, recorded } from "../support/accounts";
+import { type AccountCard, fakeIssuer, fakeOAuth, pendingStatus, personConnects, recorded } from "../support/accounts";
 import { postMessage } from "../support/api";
 import { settledRuns } from "../support/agents";
 import { providerWorld } from "../support/provider-world";
 import { enter, skip } from "../support/tool-world";
 
-const issuer = "https://auth.test";
-const auth = {
-  type: "oauth",
-  owner: "person",
-  scope: "files:read",
-  issuer,
-  authorizationUrl: `${issuer}/authorize`,
-  tokenUrl: `${issuer}/token`,
-  client: { clientId: "switchboard-test" },
-  service: "Files",
-};
+const issuer = fakeIssuer;
+const auth = fakeOAuth({ scope: "files:read", service: "Files" });
 
 function provider(id: string, overrides: Record<string, unknown> = {}) {
   return {

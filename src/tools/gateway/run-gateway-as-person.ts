@@ -10,14 +10,14 @@
 import type { AppEnv } from "../../env";
 import type { GatewayAuth } from "../config/gateway-auth-config";
 import type { GatewayExecutionInput, ToolConfig } from "../config/tool-config";
-import { accountWaitDefaultMs, askToConnect, gatewayOriginOf, resumeAccountWait } from "../engine/ask-to-connect";
 import type { PendingCall } from "../engine/pending-calls";
 import type { PendingCallContext } from "../engine/run-pending-call";
 import type { InlineCall } from "../engine/resolved-tool";
 import type { SettingsAccess } from "../engine/tool-context";
-import { failed, type ToolOutcome } from "../engine/tool-outcome";
-import type { GatewayToolResult, SendOptions } from "./execute-gateway-tool";
-import { accountOwnerOf, agentNotConnected, clientCredentialsGrant, gatewayAccount, gatewayAuthority, sendAsPerson } from "./send-as-person";
+import type { ToolOutcome } from "../engine/tool-outcome";
+import { actAsAccountOwner, resumedOutcome } from "./act-as-account-owner";
+import type { SendOptions } from "./execute-gateway-tool";
+import { gatewayAccount, sendAsPerson } from "./send-as-person";
 
 type PersonGateway = Extract<ToolConfig, { executionType: "gateway" }> & { execution: { auth: GatewayAuth } };
 
@@ -26,38 +26,15 @@ export function actsAsPerson(config: ToolConfig): config is PersonGateway {
   return config.executionType === "gateway" && config.execution.auth !== undefined;
 }
 
-function outcomeOf(result: GatewayToolResult): Extract<ToolOutcome, { type: "ok" | "error" }> {
-  return result.ok ? { type: "ok", value: result.value === undefined ? null : result.value } : { type: "error", message: result.error, kind: result.kind };
-}
-
-export async function runGatewayAsPerson(context: PendingCallContext & SettingsAccess, config: PersonGateway, call: InlineCall, send: SendOptions): Promise<ToolOutcome> {
-  const { auth } = config.execution;
-  const entityId = accountOwnerOf(auth, context);
-  if (entityId === undefined) {
-    return failed(
-      `"${call.toolName}" acts as the person who asked for it, and no person's message started this run (it came from an event from outside): there is no one whose account it could use`,
-      "permission",
-    );
-  }
-  const account = gatewayAccount(config.execution, entityId);
-  if (account === undefined) return failed("The tool's URL must be an absolute http(s) URL", "validation");
-
-  const waiting = await resumeAccountWait(context, call, account);
-  if (waiting !== undefined) return waiting;
-
-  const grant = clientCredentialsGrant(auth, () => gatewayAuthority(auth, context.env), context.env);
-  const sent = await sendAsPerson(config.execution, call.args, account, { ...send, env: context.env, gatewayOrigin: gatewayOriginOf(context), grant });
-  if (sent.kind === "sent") return outcomeOf(sent.result);
-  if (sent.kind === "failed") return failed(sent.error, sent.failureKind);
-  // The agent's own account: nobody to ask now; an operator connects it.
-  if (auth.owner === "agent") return failed(agentNotConnected(account.serviceName, sent.reason, auth, context.agent.agentId, { tool: config.name }), "permission");
-  return askToConnect(context, call, {
-    account,
-    reason: sent.reason,
-    scopes: sent.scopes,
+export function runGatewayAsPerson(context: PendingCallContext & SettingsAccess, config: PersonGateway, call: InlineCall, send: SendOptions): Promise<ToolOutcome> {
+  return actAsAccountOwner(context, call, {
     auth: config.execution.auth,
-    authority: () => gatewayAuthority(config.execution.auth, context.env),
-    waitMs: config.timeout ?? accountWaitDefaultMs,
+    account: (entityId) => gatewayAccount(config.execution, entityId),
+    noAccount: "The tool's URL must be an absolute http(s) URL",
+    send: (account, options) => sendAsPerson(config.execution, call.args, account, options),
+    options: send,
+    connectWith: { tool: config.name },
+    waitMs: config.timeout,
     executionType: "gateway",
   });
 }
@@ -87,7 +64,5 @@ export async function resumeGatewayAsPerson(
     // The span of the call that waited (kept with the pending call): the request is still that call's.
     extraHeaders: { "idempotency-key": call.toolCallId, ...(call.traceparent !== null && { traceparent: call.traceparent }) },
   });
-  if (sent.kind === "sent") return outcomeOf(sent.result);
-  if (sent.kind === "failed") return { type: "error", message: sent.error, kind: sent.failureKind };
-  return { type: "error", message: `${account.serviceName} was connected, and still refused: ${sent.reason}`, kind: "permission" };
+  return resumedOutcome(sent, account.serviceName);
 }

@@ -10,14 +10,14 @@ import type { AppEnv } from "../../env";
 import { originOf } from "../../security/pinned-request";
 import type { GatewayAuth } from "../config/gateway-auth-config";
 import type { OpenApiProviderConfig } from "../config/provider-config";
-import { accountWaitDefaultMs, askToConnect, gatewayOriginOf, resumeAccountWait } from "../engine/ask-to-connect";
 import type { PendingCall } from "../engine/pending-calls";
 import type { InlineCall } from "../engine/resolved-tool";
 import type { PendingCallContext } from "../engine/run-pending-call";
 import type { SettingsAccess } from "../engine/tool-context";
-import { failed, type ToolOutcome } from "../engine/tool-outcome";
+import type { ToolOutcome } from "../engine/tool-outcome";
 import type { SendOptions } from "../gateway/execute-gateway-tool";
-import { accountOwnerOf, agentNotConnected, clientCredentialsGrant, type GatewayAccount, gatewayAuthority, sendRequestAsPerson } from "../gateway/send-as-person";
+import { actAsAccountOwner, resumedOutcome } from "../gateway/act-as-account-owner";
+import { type GatewayAccount, sendRequestAsPerson } from "../gateway/send-as-person";
 import { loadOpenApiDocument } from "./openapi-document";
 import { baseUrlOf, type OpenApiOperation, operationsOf } from "./openapi-operations";
 import { buildOperationRequest } from "./run-openapi-operation";
@@ -41,33 +41,15 @@ function send(target: Target, args: unknown, account: GatewayAccount, options: P
   return sendRequestAsPerson(provider.auth, () => buildOperationRequest(operation, baseUrl, args, provider.headers, options.env), account, options);
 }
 
-export async function runOpenApiAsPerson(context: PendingCallContext & SettingsAccess, target: Target, call: InlineCall, options: SendOptions): Promise<ToolOutcome> {
-  const { auth } = target.provider;
-  const entityId = accountOwnerOf(auth, context);
-  if (entityId === undefined) {
-    return failed(
-      `"${call.toolName}" acts as the person who asked for it, and no person's message started this run (it came from an event from outside): there is no one whose account it could use`,
-      "permission",
-    );
-  }
-  const account = openApiAccount(target.provider, target.baseUrl, entityId);
-  if (account === undefined) return failed("The provider's base URL is not an absolute http(s) URL", "validation");
-  const waiting = await resumeAccountWait(context, call, account);
-  if (waiting !== undefined) return waiting;
-
-  const grant = clientCredentialsGrant(auth, () => gatewayAuthority(auth, context.env), context.env);
-  const sent = await send(target, call.args, account, { ...options, env: context.env, gatewayOrigin: gatewayOriginOf(context), grant });
-  if (sent.kind === "sent") return sent.result.ok ? { type: "ok", value: sent.result.value ?? null } : failed(sent.result.error, sent.result.kind);
-  if (sent.kind === "failed") return failed(sent.error, sent.failureKind);
-  // The agent's own account: nobody to ask now; an operator connects it.
-  if (auth.owner === "agent") return failed(agentNotConnected(account.serviceName, sent.reason, auth, context.agent.agentId, { provider: target.provider.name }), "permission");
-  return askToConnect(context, call, {
-    account,
-    reason: sent.reason,
-    scopes: sent.scopes,
+export function runOpenApiAsPerson(context: PendingCallContext & SettingsAccess, target: Target, call: InlineCall, options: SendOptions): Promise<ToolOutcome> {
+  return actAsAccountOwner(context, call, {
     auth: target.provider.auth,
-    authority: () => gatewayAuthority(target.provider.auth, context.env),
-    waitMs: target.provider.timeout ?? accountWaitDefaultMs,
+    account: (entityId) => openApiAccount(target.provider, target.baseUrl, entityId),
+    noAccount: "The provider's base URL is not an absolute http(s) URL",
+    send: (account, sendOptions) => send(target, call.args, account, sendOptions),
+    options,
+    connectWith: { provider: target.provider.name },
+    waitMs: target.provider.timeout,
     executionType: "openapi",
   });
 }
@@ -112,7 +94,5 @@ export async function resumeOpenApiAsPerson(
     // The span of the call that waited (kept with the pending call): the request is still that call's.
     extraHeaders: { "idempotency-key": call.toolCallId, ...(call.traceparent !== null && { traceparent: call.traceparent }) },
   });
-  if (sent.kind === "sent") return sent.result.ok ? { type: "ok", value: sent.result.value ?? null } : { type: "error", message: sent.result.error, kind: sent.result.kind };
-  if (sent.kind === "failed") return { type: "error", message: sent.error, kind: sent.failureKind };
-  return { type: "error", message: `${account.serviceName} was connected, and still refused: ${sent.reason}`, kind: "permission" };
+  return resumedOutcome(sent, account.serviceName);
 }

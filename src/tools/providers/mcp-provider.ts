@@ -16,7 +16,7 @@ import { checkInputSchema } from "../json-schema/check-input-schema";
 import type { ProvidedTool, ToolProvider } from "./tool-provider";
 import { providerToolName } from "../engine/tool-naming";
 import type { McpToolDefinition } from "../mcp/mcp-connection";
-import { isMcpRequestTimeout } from "../mcp/mcp-pool";
+import { isMcpRequestTimeout, type McpListing } from "../mcp/mcp-pool";
 import { actsAsPersonMcp, type PersonMcpServer } from "../mcp/mcp-as-person";
 import { mcpPerson, runMcpAsPerson } from "../mcp/run-mcp-as-person";
 import { gatewayOriginOf } from "../engine/ask-to-connect";
@@ -42,19 +42,24 @@ export function mcpProvider(server: McpServerConfig): ToolProvider {
       if (actsAsPersonMcp(server)) return loadAsPerson(server, context);
       const listing = await context.toolRuntime.kept.mcp.listing(server, context.env);
       if (!listing.ok) {
-        const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
-        context.publish(listing.skipped ? "mcp.server.backoff" : "mcp.server.failed", {
-          server: server.name,
-          url: server.url,
-          error: listing.error,
-          failures: listing.failures,
-          ...(retryAt && { retryAt }),
-        });
+        reportUnreachable(server, listing, context);
         return { tools: [] };
       }
       return offer(server, listing.key, listing.tools, listing, context);
     },
   };
+}
+
+/** A server that could not be listed: `mcp.server.failed`, or `mcp.server.backoff` while it is left alone. */
+function reportUnreachable(server: McpServerConfig, listing: Extract<McpListing, { ok: false }>, context: StreamAccess): void {
+  const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
+  context.publish(listing.skipped ? "mcp.server.backoff" : "mcp.server.failed", {
+    server: server.name,
+    url: server.url,
+    error: listing.error,
+    failures: listing.failures,
+    ...(retryAt && { retryAt }),
+  });
 }
 
 /**
@@ -69,14 +74,7 @@ async function loadAsPerson(server: PersonMcpServer, context: PlatformAccess & S
   const entityId = accountOwnerOf(server.auth, context);
   const listing = entityId === undefined ? undefined : await pool.listing(server, context.env, Date.now(), mcpPerson(context.env, server, entityId, gatewayOriginOf(context)));
   if (listing !== undefined && !listing.ok && listing.accountNeeded === undefined) {
-    const retryAt = listing.retryAt ? new Date(listing.retryAt).toISOString() : undefined;
-    context.publish(listing.skipped ? "mcp.server.backoff" : "mcp.server.failed", {
-      server: server.name,
-      url: server.url,
-      error: listing.error,
-      failures: listing.failures,
-      ...(retryAt && { retryAt }),
-    });
+    reportUnreachable(server, listing, context);
     return { tools: [] };
   }
   if (listing?.ok) return offer(server, listing.key, listing.tools, listing, context);

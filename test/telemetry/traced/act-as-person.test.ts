@@ -14,7 +14,7 @@ import { z } from "zod";
 import { ConnectionStore } from "../../../src/accounts/connection-store";
 import { tokenCipherFor } from "../../../src/accounts/token-cipher";
 import { getDatabase } from "../../../src/db/client";
-import { type AccountCard, personConnects, recorded } from "../../support/accounts";
+import { type AccountCard, fakeIssuer, fakeOAuth, personConnects, recorded } from "../../support/accounts";
 import { postMessage, secret } from "../../support/api";
 import { agentObject, settledRuns } from "../../support/agents";
 import { fakeJson, providerWorld } from "../../support/provider-world";
@@ -22,15 +22,8 @@ import { openSse } from "../../support/stream-client";
 import { enter, skip, toolWorld } from "../../support/tool-world";
 import { callSpan, rootSpan, spanTraceparent } from "./exported-spans";
 
-const issuer = "https://auth.test";
-const oauth = {
-  type: "oauth",
-  owner: "person",
-  issuer,
-  authorizationUrl: `${issuer}/authorize`,
-  tokenUrl: `${issuer}/token`,
-  client: { clientId: "switchboard-test" },
-};
+const issuer = fakeIssuer;
+const oauth = fakeOAuth();
 const notes = (id: string) => ({
   name: "notes",
   url: `http://mcp.test/person/${id}`,

@@ -15,26 +15,17 @@ import { tokenCipherFor } from "../../../src/accounts/token-cipher";
 import { getDatabase } from "../../../src/db/client";
 import { ToolConfig } from "../../../src/tools/config/tool-config";
 import { sendAsPerson } from "../../../src/tools/gateway/send-as-person";
-import { type AccountCard, everythingStored, pendingStatus, personConnects, recorded } from "../../support/accounts";
+import { type AccountCard, everythingStored, fakeIssuer, fakeOAuth, pendingStatus, personConnects, recorded } from "../../support/accounts";
 import { callJson, createHuman, memberHeaders, postMessage, secret } from "../../support/api";
 import { agentObject, settledRuns } from "../../support/agents";
 import { openSse } from "../../support/stream-client";
 import { enter, skip, toolWorld } from "../../support/tool-world";
 import { scriptedConfig } from "../../support/agents";
 
-const issuer = "https://auth.test";
+const issuer = fakeIssuer;
 const origin = "http://api.test";
 
-const auth = {
-  type: "oauth",
-  owner: "person",
-  scope: "files:read",
-  issuer,
-  authorizationUrl: `${issuer}/authorize`,
-  tokenUrl: `${issuer}/token`,
-  client: { clientId: "switchboard-test" },
-  service: "Files",
-};
+const auth = fakeOAuth({ scope: "files:read", service: "Files" });
 
 function personTool(id: string, overrides: Record<string, unknown> = {}) {
   return {

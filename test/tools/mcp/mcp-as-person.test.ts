@@ -13,25 +13,15 @@ import { tokenCipherFor } from "../../../src/accounts/token-cipher";
 import { getDatabase } from "../../../src/db/client";
 import { AgentEvent } from "../../../src/api/event-schemas";
 import { McpServerConfig } from "../../../src/tools/config/mcp-server-config";
-import { type AccountCard, everythingStored, pendingStatus, personConnects } from "../../support/accounts";
+import { type AccountCard, everythingStored, fakeIssuer, fakeOAuth, pendingStatus, personConnects } from "../../support/accounts";
 import { createHuman, postMessage, secret } from "../../support/api";
 import { agentObject, scriptedConfig, settledRuns, waitForRuns } from "../../support/agents";
 import { fakeJson, providerWorld } from "../../support/provider-world";
 import { openSse } from "../../support/stream-client";
 import { enter, skip } from "../../support/tool-world";
 
-const issuer = "https://auth.test";
-const auth = {
-  type: "oauth",
-  owner: "person",
-  scope: "notes:read",
-  issuer,
-  authorizationUrl: `${issuer}/authorize`,
-  tokenUrl: `${issuer}/token`,
-  client: { clientId: "switchboard-test" },
-  service: "Notes",
-  tools: [{ name: "whoami", description: "Says whose token came" }],
-};
+const issuer = fakeIssuer;
+const auth = fakeOAuth({ scope: "notes:read", service: "Notes", tools: [{ name: "whoami", description: "Says whose token came" }] });
 
 const serverUrl = (id: string) => `http://mcp.test/person/${id}`;
 const server = (id: string, overrides: Record<string, unknown> = {}) => ({ name: "notes", url: serverUrl(id), auth, ...overrides });
